@@ -1,0 +1,58 @@
+# hdprotect: the single entry point. `make run` boots the lean kernel with
+# a demo and a shell; `make check` runs every test. See README.md.
+
+SHELL := /bin/bash
+TESTS ?=
+
+.PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
+	initramfs-test initramfs-lean run check check-host clean help
+.DEFAULT_GOAL := all
+
+all: deps
+	@qemu/build-kernel test
+	@qemu/build-kernel lean
+
+help:
+	@echo "make deps             install the Debian packages the project needs"
+	@echo "make kernel           build the test and the lean kernel (build/obj-*)"
+	@echo "make kernel-tree      extract build/linux and apply kernel/patches/"
+	@echo "make export-patches   write kernel/patches/ from build/linux's commits"
+	@echo "make run              boot the lean kernel: demo, then a shell"
+	@echo "make check            run every test (TESTS='a b' for some guest tests)"
+	@echo "make clean            remove build/ (the compiler cache stays)"
+
+deps:
+	@qemu/deps
+
+kernel: all
+
+kernel-test kernel-lean: kernel-%: deps
+	@qemu/build-kernel $*
+
+kernel-tree: deps
+	@qemu/kernel-tree
+	@echo "build/linux: commit your changes there, then 'make export-patches'"
+
+export-patches:
+	@qemu/export-patches
+
+initramfs-test initramfs-lean: initramfs-%: kernel-%
+	@qemu/mkinitramfs $*
+
+run: deps
+	@qemu/build-kernel lean
+	@qemu/mkinitramfs lean
+	@qemu/run --config lean --exec 'sh /hdp/demo' --shell; rc=$$?; \
+	echo; echo "Power commands the disks received (QEMU's trace, via tests/devtrace):"; \
+	tests/devtrace | grep -E ' (E0|E1|E5)h ' || echo "  none"; exit $$rc
+
+check: deps
+	@qemu/build-kernel test
+	@qemu/mkinitramfs test
+	@tests/check $(TESTS)
+
+check-host:
+	@tests/check --host-only
+
+clean:
+	rm -rf build
