@@ -3,9 +3,18 @@
 
 SHELL := /bin/bash
 TESTS ?=
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
+NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
+
+# Programs the guest tests use; qemu/mkinitramfs copies them and the shared
+# libraries they need into the initramfs.
+GUEST_BIN := $(patsubst tests/guest-bin/%.c,build/guest-bin/%,$(wildcard tests/guest-bin/*.c))
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
-	initramfs-test initramfs-lean run check check-host clean help
+	initramfs-test initramfs-lean guest-bin run check check-host clean help
 .DEFAULT_GOAL := all
 
 all: deps
@@ -36,11 +45,18 @@ kernel-tree: deps
 export-patches:
 	@qemu/export-patches
 
-initramfs-test initramfs-lean: initramfs-%: kernel-%
+initramfs-test initramfs-lean: initramfs-%: kernel-% guest-bin
 	@qemu/mkinitramfs $*
+
+guest-bin: $(GUEST_BIN)
+
+build/guest-bin/%: tests/guest-bin/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(NL_CFLAGS) -o $@ $< $(NL_LIBS)
 
 run: deps
 	@qemu/build-kernel lean
+	@$(MAKE) --no-print-directory guest-bin
 	@qemu/mkinitramfs lean
 	@qemu/run --config lean --exec 'sh /hdp/demo' --shell; rc=$$?; \
 	echo; echo "Power commands the disks received (QEMU's trace, via tests/devtrace):"; \
@@ -48,6 +64,7 @@ run: deps
 
 check: deps
 	@qemu/build-kernel test
+	@$(MAKE) --no-print-directory guest-bin
 	@qemu/mkinitramfs test
 	@tests/check $(TESTS)
 
