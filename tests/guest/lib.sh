@@ -39,3 +39,51 @@ disk() {
 msleep() { usleep $(($1 * 1000)); }
 
 HDP_FAILED=0
+
+# nullb_make NAME PROTECT: a 64 MiB memory-backed null_blk disk NAME made
+# through null_blk's configfs, with protection operations if PROTECT is 1.
+nullb_make() {
+	modprobe null_blk nr_devices=0 || return 1
+	_nb=/config/nullb/$1
+	mkdir "$_nb" || return 1
+	echo 2 >"$_nb/queue_mode" &&
+		echo 1 >"$_nb/memory_backed" &&
+		echo 64 >"$_nb/size" &&
+		echo "$2" >"$_nb/protect" &&
+		echo 1 >"$_nb/power"
+}
+
+# nullb_remove NAME: power the null_blk disk off and remove it.
+nullb_remove() {
+	echo 0 >"/config/nullb/$1/power" 2>/dev/null
+	rmdir "/config/nullb/$1"
+}
+
+# uptime_ms: milliseconds since boot.
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# expect_write NAME FILE DATA WANT: one write of DATA (\n: newline) to FILE
+# gives WANT ("ok" or an errno name); for an error, FILE keeps its value.
+expect_write() {
+	_before=$(cat "$2")
+	_got=$(try-op write "$2" "$3")
+	_after=$(cat "$2")
+	if [ "$_got" != "$4" ]; then
+		not_ok "$1" "writing '$3' to $2 gave $_got, want $4"
+	elif [ "$4" != ok ] && [ "$_before" != "$_after" ]; then
+		not_ok "$1" "the failed write of '$3' changed $2 from '$_before' to '$_after'"
+	else
+		ok "$1"
+	fi
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "got '$2', want '$3'"
+	fi
+}

@@ -1,0 +1,108 @@
+# Parks on null_blk through configfs: I/O held and intact, deadline,
+# renew, unpark, injected failure, rmdir and removal while parked.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok protect-nullb "modprobe hdprotect failed"; exit 1; }
+nullb_make nbp 1 || { not_ok protect-nullb "cannot make null_blk disk nbp"; exit 1; }
+H=/config/hdprotect/nbp
+N=/config/nullb/nbp
+mkdir $H && echo 1 >$H/enable || { not_ok protect-nullb "cannot arm nbp"; exit 1; }
+
+dd if=/dev/urandom of=/tmp/pattern bs=4096 count=16 2>/dev/null
+
+# Park 2 s: state, a falling countdown, then idle.
+tp=$(uptime_ms)
+echo 2 >$H/park
+expect_eq park-state-parked "$(cat $H/state)" parked
+a=$(cat $H/park)
+msleep 300
+b=$(cat $H/park)
+if [ "$a" -gt 0 ] && [ "$a" -le 2000 ] && [ "$b" -lt "$a" ]; then
+	ok park-countdown-falls
+else
+	not_ok park-countdown-falls "park read $a then $b 300 ms later"
+fi
+
+# A direct write during the park waits for the unpark and lands intact.
+before=$(cat $H/state)
+dd if=/tmp/pattern of=/dev/nbp bs=4096 count=16 seek=10 oflag=direct 2>/dev/null
+st=$?
+t1=$(uptime_ms)
+expect_eq held-write-succeeds "$st" 0
+if [ "$before" = parked ] && [ $((t1 - tp)) -ge 1900 ]; then
+	ok held-write-waited-for-unpark
+else
+	not_ok held-write-waited-for-unpark "issued while '$before', the write ended $((t1 - tp)) ms after a 2 s park began"
+fi
+expect_eq unparked-at-deadline "$(cat $H/state) $(cat $H/park)" "idle 0"
+dd if=/dev/nbp of=/tmp/back bs=4096 count=16 skip=10 iflag=direct 2>/dev/null
+if cmp -s /tmp/pattern /tmp/back; then
+	ok held-write-intact
+else
+	not_ok held-write-intact "the data read back differs"
+fi
+expect_eq nothing-dispatched-while-parked "$(cat $N/parked_dispatch)" 0
+expect_eq stats-count-the-park "$(cut -d' ' -f1-2 $H/stats)" "parks=1 failures=0"
+
+# Renew: park 3, park 3 again 2 s later: idle about 5 s after the first.
+t0=$(uptime_ms)
+echo 3 >$H/park
+sleep 2
+echo 3 >$H/park
+while [ "$(cat $H/state)" = parked ] && [ $(($(uptime_ms) - t0)) -lt 9000 ]; do
+	msleep 100
+done
+dt=$(($(uptime_ms) - t0))
+if [ $dt -ge 4800 ] && [ $dt -le 6500 ]; then
+	ok renew-moves-deadline
+else
+	not_ok renew-moves-deadline "unparked $dt ms after the first park, want about 5000"
+fi
+expect_eq renew-counts-one-park "$(cut -d' ' -f1 $H/stats)" "parks=2"
+
+# park 0 unparks at once.
+echo 10 >$H/park
+echo 0 >$H/park
+expect_eq park-0-unparks "$(cat $H/state) $(cat $H/park)" "idle 0"
+
+# Disable while parked unparks.
+echo 10 >$H/park
+echo 0 >$H/enable
+expect_eq disable-unparks "$(cat $H/state)" idle
+echo 1 >$H/enable
+
+# Injected failure: reported in the write, stats and state; I/O still held.
+echo 1 >$N/park_fail
+expect_eq failed-park-reports-eio "$(try-op write $H/park 1)" EIO
+expect_eq failed-park-still-holds "$(cat $H/state)" parked
+# parks so far: 2 s, renewed 3 s, park 0, disable, this one
+expect_eq failed-park-counted "$(cut -d' ' -f1-2 $H/stats)" "parks=5 failures=1"
+echo 0 >$H/park
+echo 0 >$N/park_fail
+
+# rmdir while parked: unparks, held I/O completes.
+echo 10 >$H/park
+dd if=/tmp/pattern of=/dev/nbp bs=4096 count=1 oflag=direct 2>/dev/null &
+w=$!
+msleep 300
+t0=$(uptime_ms)
+rmdir $H
+wait $w
+st=$?
+t1=$(uptime_ms)
+expect_eq rmdir-while-parked-releases-io "$st" 0
+if [ $((t1 - t0)) -lt 3000 ]; then
+	ok rmdir-unparks-at-once
+else
+	not_ok rmdir-unparks-at-once "the held write ended $((t1 - t0)) ms after rmdir"
+fi
+
+# Removal of the disk while parked: state gone, writes ENODEV.
+mkdir $H && echo 1 >$H/enable && echo 10 >$H/park
+echo 0 >$N/power
+expect_eq removed-disk-state-gone "$(cat $H/state)" gone
+expect_write removed-disk-write-enodev $H/enable 0 ENODEV
+expect_write removed-disk-park-enodev $H/park 1 ENODEV
+expect_eq removed-disk-nothing-dispatched "$(cat $N/parked_dispatch)" 0
+rmdir $H
+rmdir $N
