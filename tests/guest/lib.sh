@@ -87,3 +87,9 @@ expect_eq() {
 		not_ok "$1" "got '$2', want '$3'"
 	fi
 }
+
+# stat_of ITEM KEY: the number KEY (parks, failures, last_park_us) in the
+# stats of the hdprotect item directory ITEM.
+stat_of() {
+	tr ' ' '\n' <"$1/stats" | sed -n "s/^$2=//p"
+}

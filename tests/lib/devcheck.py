@@ -5,6 +5,7 @@ tests/check runs NAME.check after the guest run with:
   HDP_TRACE  the run's ide-trace.log
   HDP_SINCE  host time at which the guest test NAME began (console.tlog)
   HDP_UNTIL  host time at which it ended
+  HDP_TLOG   the run's console.tlog, for sub-windows the test marked
 A check prints TAP-style lines ("ok - NAME", "not ok - NAME: why") and
 exits 0, or 1 if anything failed.
 """
@@ -23,10 +24,26 @@ class Check:
                      if self.since <= c.time <= self.until]
         self.failed = False
 
-    def commands(self, disk, cmd=None):
-        """The commands DISK received in the test's window (only CMD)."""
+    def window(self, name):
+        """(begin, end) host times of the sub-window the guest test marked
+        with `mark begin NAME` / `mark end NAME`, or None."""
+        begin = end = None
+        with open(os.environ["HDP_TLOG"], errors="replace") as f:
+            for line in f:
+                ts, _, rest = line.partition(" ")
+                if rest.rstrip().endswith("hdp-mark: begin " + name):
+                    begin = float(ts)
+                elif rest.rstrip().endswith("hdp-mark: end " + name):
+                    end = float(ts)
+        return (begin, end) if begin is not None and end is not None else None
+
+    def commands(self, disk, cmd=None, within=None):
+        """The commands DISK received in the test's window, or WITHIN a
+        (begin, end) sub-window (only CMD)."""
+        lo, hi = within or (self.since, self.until)
         return [c for c in self.cmds
-                if c.disk == disk and (cmd is None or c.cmd == cmd)]
+                if c.disk == disk and (cmd is None or c.cmd == cmd)
+                and lo <= c.time <= hi]
 
     def ok(self, name):
         print(f"ok - {name}")
@@ -41,9 +58,9 @@ class Check:
         else:
             self.not_ok(name, why)
 
-    def listing(self, disk):
+    def listing(self, disk, within=None):
         return "; ".join(f"{c.cmd:02X}h@{c.time - self.since:.3f}s"
-                         for c in self.commands(disk)) or "nothing"
+                         for c in self.commands(disk, within=within)) or "nothing"
 
     def done(self):
         sys.exit(1 if self.failed else 0)
