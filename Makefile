@@ -52,7 +52,7 @@ guest-bin: $(GUEST_BIN)
 
 build/guest-bin/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(NL_CFLAGS) -o $@ $< $(NL_LIBS)
+	$(CC) $(WARN) $(CFLAGS) $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread
 
 run: deps
 	@qemu/build-kernel lean

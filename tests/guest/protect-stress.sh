@@ -1,0 +1,20 @@
+# 200 park/unpark cycles while a writer and a reader run with O_DIRECT,
+# on null_blk and on an AHCI disk: no I/O error, no corrupt block, no lost
+# write, and on null_blk no request dispatched while parked.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok protect-stress "modprobe hdprotect failed"; exit 1; }
+nullb_make nbs 1 || { not_ok protect-stress "cannot make null_blk disk nbs"; exit 1; }
+for d in nbs $(disk ahci0); do
+	H=/config/hdprotect/$d
+	mkdir $H && echo 1 >$H/enable
+	if out=$(park-stress "/dev/$d" $H 200 2>&1); then
+		ok "stress-200-cycles-$d"
+	else
+		not_ok "stress-200-cycles-$d" "$out"
+	fi
+	echo "hdp-info: park-stress $d: $out" >/dev/kmsg
+	rmdir $H
+done
+expect_eq stress-nothing-dispatched-while-parked "$(cat /config/nullb/nbs/parked_dispatch)" 0
+nullb_remove nbs
