@@ -14,7 +14,7 @@ NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
 GUEST_BIN := $(patsubst tests/guest-bin/%.c,build/guest-bin/%,$(wildcard tests/guest-bin/*.c))
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
-	initramfs-test initramfs-lean guest-bin run check check-host clean help
+	initramfs-test initramfs-lean guest-bin run check check-host bench clean help
 .DEFAULT_GOAL := all
 
 all: deps
@@ -28,6 +28,7 @@ help:
 	@echo "make export-patches   write kernel/patches/ from build/linux's commits"
 	@echo "make run              boot the lean kernel: demo, then a shell"
 	@echo "make check            run every test (TESTS='a b' for some guest tests)"
+	@echo "make bench            run the benchmarks on the lean kernel, print figures"
 	@echo "make clean            remove build/ (the compiler cache stays)"
 
 deps:
@@ -70,6 +71,17 @@ check: deps
 
 check-host:
 	@tests/check --host-only
+
+# Benchmarks print figures; they assert nothing. They run on the lean
+# kernel, under TCG unless KVM works: figures are the emulator's.
+bench: deps
+	@qemu/build-kernel lean
+	@$(MAKE) --no-print-directory guest-bin
+	@qemu/mkinitramfs lean
+	@qemu/run --config lean --quiet --timeout 1200 \
+		--exec 'sh /hdp/bench/park-latency.sh 200'; rc=$$?; \
+	grep -E '^(park latency|configfs|unload_heads|park-latency)' build/runs/last/console.log \
+		| tr -d '\r'; exit $$rc
 
 clean:
 	rm -rf build
