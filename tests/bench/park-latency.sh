@@ -9,8 +9,8 @@ d=${d##*/}
 H=/config/hdprotect/$d
 U=/sys/block/$d/device/unload_heads
 modprobe hdprotect 2>/dev/null
-mkdir -p $H && echo 1 >$H/enable
-echo -1 >$U # QEMU's IDENTIFY lacks the unload bit
+mkdir -p $H && echo 1 >$H/enable && echo standby >$H/method
+echo -1 >$U # QEMU's IDENTIFY lacks the unload bit; QEMU refuses it (EIO)
 echo mono >$T/trace_clock
 echo 'cmd == 0xe0 || cmd == 0xe1' >$T/events/libata/ata_qc_issue/filter 2>/dev/null
 
