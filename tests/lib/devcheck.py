@@ -11,9 +11,28 @@ exits 0, or 1 if anything failed.
 """
 
 import os
+import re
 import sys
 
 import devtrace
+
+
+def read_marks(tlog):
+    """{name: (begin, end)} in host time, from the `hdp-mark: begin|end
+    NAME` lines of a console.tlog; a missing side is None."""
+    out = {}
+    try:
+        f = open(tlog, errors="replace")
+    except FileNotFoundError:
+        return out
+    with f:
+        for line in f:
+            m = re.match(r"^(\d+\.\d+) .*hdp-mark: (begin|end) (\S+)", line)
+            if m:
+                ts, what, name = float(m.group(1)), m.group(2), m.group(3)
+                b, e = out.get(name, (None, None))
+                out[name] = (ts, e) if what == "begin" else (b, ts)
+    return out
 
 
 class Check:
@@ -27,14 +46,7 @@ class Check:
     def window(self, name):
         """(begin, end) host times of the sub-window the guest test marked
         with `mark begin NAME` / `mark end NAME`, or None."""
-        begin = end = None
-        with open(os.environ["HDP_TLOG"], errors="replace") as f:
-            for line in f:
-                ts, _, rest = line.partition(" ")
-                if rest.rstrip().endswith("hdp-mark: begin " + name):
-                    begin = float(ts)
-                elif rest.rstrip().endswith("hdp-mark: end " + name):
-                    end = float(ts)
+        begin, end = read_marks(os.environ["HDP_TLOG"]).get(name, (None, None))
         return (begin, end) if begin is not None and end is not None else None
 
     def commands(self, disk, cmd=None, within=None):
