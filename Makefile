@@ -10,7 +10,8 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
 
 # Programs the guest tests use; qemu/mkinitramfs copies them and the shared
-# libraries they need into the initramfs.
+# libraries they need into the initramfs. They include the kernel's UAPI
+# headers as `make headers_install` installs them (qemu/build-kernel).
 GUEST_BIN := $(patsubst tests/guest-bin/%.c,build/guest-bin/%,$(wildcard tests/guest-bin/*.c))
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
@@ -53,7 +54,7 @@ guest-bin: $(GUEST_BIN)
 
 build/guest-bin/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread
+	$(CC) $(WARN) $(CFLAGS) -I build/uapi/include $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread
 
 run: deps
 	@qemu/build-kernel lean
@@ -79,9 +80,9 @@ bench: deps
 	@$(MAKE) --no-print-directory guest-bin
 	@qemu/mkinitramfs lean
 	@qemu/run --config lean --quiet --timeout 1200 \
-		--exec 'sh /hdp/bench/park-latency.sh 200'; rc=$$?; \
-	grep -E '^(park latency|configfs|unload_heads|park-latency)' build/runs/last/console.log \
-		| tr -d '\r'; exit $$rc
+		--exec 'sh /hdp/bench/park-latency.sh 200 && sh /hdp/bench/netlink-latency.sh 200'; rc=$$?; \
+	grep -E '^(park latency|configfs|unload_heads|park-latency|netlink latency|event latency|listeners=|park-all)' \
+		build/runs/last/console.log | tr -d '\r'; exit $$rc
 
 clean:
 	rm -rf build

@@ -1,0 +1,84 @@
+# Netlink figures, N parks each:
+# - event delivery latency: the completion time in a PARKED or UNPARKED
+#   event to its receipt by a listener (CLOCK_MONOTONIC both), with 1 and
+#   with 100 listeners, parks and unparks through configfs on null_blk;
+# - park-all latency: first request to last completion in the outcomes of
+#   one PARK of ahci0, ahci1, piix0 and a null_blk disk, against the same
+#   figure for one PARK of ahci0 alone.
+# Prints p50 and p99 in microseconds.
+N=${1:-200}
+modprobe hdprotect 2>/dev/null
+modprobe null_blk nr_devices=0 2>/dev/null
+nb=/config/nullb/nbl
+mkdir $nb && echo 2 >$nb/queue_mode && echo 1 >$nb/memory_backed &&
+	echo 64 >$nb/size && echo 1 >$nb/protect && echo 1 >$nb/power
+H=/config/hdprotect/nbl
+mkdir $H && echo 1 >$H/enable
+
+wait_file() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 300 ]; do usleep 100000; i=$((i + 1)); done
+}
+
+events() { # LISTENERS
+	rm -f /tmp/lat.ready
+	hdp-nl listeners "$1" count=$((2 * N)) timeout=120 ready=/tmp/lat.ready latency \
+		>/tmp/lat.out 2>&1 &
+	p=$!
+	wait_file /tmp/lat.ready
+	i=0
+	while [ $i -lt "$N" ]; do
+		echo 1 >$H/park
+		echo 0 >$H/park
+		usleep 2000
+		i=$((i + 1))
+	done
+	wait $p
+	printf 'event latency, %3d listener(s): %s\n' "$1" \
+		"$(grep '^latency_us' /tmp/lat.out | tail -n 1)"
+	grep '^listeners=' /tmp/lat.out
+}
+
+# spread: from `hdp-nl park` outcomes, last completion minus first request.
+spread() {
+	awk '/^outcome / {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (req == "" || v["request_ns"] < req) req = v["request_ns"]
+		if (v["complete_ns"] > cpl) cpl = v["complete_ns"]
+	} END { printf "%.0f\n", (cpl - req) / 1000 }'
+}
+
+pct() { # NAME < figures
+	sort -n | awk -v name="$1" '{ v[n++] = $1 } END {
+		printf "%-34s n=%d p50=%d us p99=%d us max=%d us\n", name, n, v[int(n * 0.5)], v[int(n * 0.99)], v[n - 1] }'
+}
+
+parks() { # NAME DISK|""
+	i=0
+	: >/tmp/spread
+	while [ $i -lt "$N" ]; do
+		hdp-nl park $2 timeout=2000 | spread >>/tmp/spread
+		hdp-nl unpark >/dev/null
+		i=$((i + 1))
+	done
+	pct "$1" </tmp/spread
+}
+
+echo "netlink latency, $N parks"
+events 1
+events 100
+disks=
+for n in ahci0 ahci1 piix0; do
+	d=$(readlink /dev/hdp/$n)
+	d=${d##*/}
+	mkdir /config/hdprotect/$d && echo 1 >/config/hdprotect/$d/enable && echo standby >/config/hdprotect/$d/method
+	disks="$disks $d"
+done
+first=$(echo $disks | cut -d' ' -f1)
+parks "park-all: one disk ($first)" "$first"
+parks "park-all: four disks at once" ""
+for d in $disks nbl; do
+	rmdir /config/hdprotect/$d
+done
+echo 0 >$nb/power
+rmdir $nb

@@ -1,0 +1,1495 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hdp-nl: a test client of the "hdprotect" generic netlink family, through
+ * libnl-genl-3, so that guest tests can drive it and check its answers.
+ *
+ *   hdp-nl [--as-uid=UID] COMMAND ...
+ *   hdp-nl get [DISK]              GET (no DISK: no attribute, no dump)
+ *   hdp-nl dump                    GET with NLM_F_DUMP
+ *   hdp-nl set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]
+ *   hdp-nl park [DISK...] [timeout=MS]   several disks: parked one after another
+ *   hdp-nl unpark [DISK]
+ *   hdp-nl raw CMD [FLAGS] SPEC...  hand-made message; SPEC is s:TYPE:TEXT,
+ *                                  n:TYPE:TEXT (no NUL), u8|u16|u32|u64:TYPE:V,
+ *                                  flag:TYPE, rep:TYPE:N:C, trunc:K, ver:V, dump
+ *   hdp-nl listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]
+ *   hdp-nl listeners N count=M [timeout=S] [ready=FILE] [latency]
+ *   hdp-nl fuzz seed=S count=N [disk=NAME]...
+ *   hdp-nl batch                   the requests of standard input, one per
+ *                                  line, each output after "> REQUEST"
+ *
+ * A request prints its replies, one line of key=value pairs per disk
+ * ("outcome " first for a park's outcomes), then one final line: "ok", or
+ * "ERRNAME: extack message" ("ERRNAME: -" without a message); a raw
+ * request the kernel does not answer within 10 s ends with "noanswer".
+ * Exits 0 on success, 1 on a failed request or test, 2 on a usage error.
+ * --as-uid drops to UID (groups, gid and uid) before anything else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hdprotect.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#define PROG		"hdp-nl"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define RAW_WAIT_MS	10000
+#define FUZZ_WAIT_MS	2000
+
+static const char usage_text[] =
+	"usage: hdp-nl [--as-uid=UID] COMMAND ...\n"
+	"  get [DISK] | dump | unpark [DISK] | park [DISK...] [timeout=MS]\n"
+	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]\n"
+	"  raw CMD [FLAGS] SPEC...   SPEC: s:TYPE:TEXT n:TYPE:TEXT u8:TYPE:V u16:TYPE:V\n"
+	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
+	"                            trunc:K ver:V dump\n"
+	"  listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]\n"
+	"  listeners N count=M [timeout=S] [ready=FILE] [latency]\n"
+	"  fuzz seed=S count=N [disk=NAME]...\n"
+	"  batch                     requests from standard input, one per line\n";
+
+/* An open generic netlink socket and the family's ids. */
+struct hdp {
+	struct nl_sock *sk;
+	int family;
+	int group;
+};
+
+/* What came back for one request. */
+struct rx {
+	int family;
+	unsigned int seq;
+	int print;		/* print the replies */
+	int done;		/* ACK, error or NLMSG_DONE seen */
+	int noanswer;		/* nothing within the wait */
+	int error;		/* 0 or a negative errno */
+	int bad;		/* a reply did not parse */
+	char ext[256];		/* extended ACK message, "" if none */
+};
+
+/* A growing array of latency samples, in nanoseconds. */
+struct samples {
+	int64_t *v;
+	size_t n, cap;
+};
+
+/* One listener's settings and results. */
+struct listen {
+	long count;		/* 0: unlimited */
+	int timeout_s;
+	const char *ready;	/* file to create once subscribed */
+	int ready_fd;		/* or pipe to write a byte to, -1 if none */
+	int check_seq, quiet, latency;
+	const char *prefix;	/* "" or "child I " */
+	const char *lat_file;	/* write the samples there (children) */
+	int family;
+	unsigned long events, gaps, overruns;
+	uint64_t first_seq, last_seq;
+	int have_seq, bad;
+	struct samples lat;
+};
+
+#define NAMES(a)	a, ARRAY_SIZE(a)
+static const char *const state_names[] = { "idle", "parked", "gone" };
+static const char *const method_names[] = { "auto", "unload", "standby" };
+static const char *const event_names[] = {
+	NULL, "parked", "unparked", "added", "removed", "changed",
+};
+static const char *const reason_names[] = {
+	"request", "timeout", "unload_heads", "disable", "removal", "error",
+};
+
+/* How an attribute is parsed, printed and fuzzed. */
+enum kind { K_BYTES, K_U8, K_U32, K_S32, K_U64, K_STR, K_FLAG, K_DEVT, K_MASK, K_NEST };
+
+/* The family's attributes, in the order they are printed. */
+static const struct field {
+	int attr;
+	const char *key;
+	enum kind kind;
+	const char *const *names;	/* names of enum values, or NULL */
+	size_t nnames;
+} fields[] = {
+	{ HDP_A_EVENT, "event", K_U8, NAMES(event_names) },
+	{ HDP_A_SEQ, "seq", K_U64, NULL, 0 },
+	{ HDP_A_DISK, "disk", K_STR, NULL, 0 },
+	{ HDP_A_DEVT, "devt", K_DEVT, NULL, 0 },
+	{ HDP_A_STATE, "state", K_U8, NAMES(state_names) },
+	{ HDP_A_ENABLED, "enabled", K_U8, NULL, 0 },
+	{ HDP_A_TIMEOUT_MS, "timeout_ms", K_U32, NULL, 0 },
+	{ HDP_A_METHOD, "method", K_U8, NAMES(method_names) },
+	{ HDP_A_METHODS, "methods", K_MASK, NAMES(method_names) },
+	{ HDP_A_REMAINING_MS, "remaining_ms", K_U32, NULL, 0 },
+	{ HDP_A_LAST_METHOD, "last_method", K_U8, NAMES(method_names) },
+	{ HDP_A_RESULT, "result", K_S32, NULL, 0 },
+	{ HDP_A_REASON, "reason", K_U8, NAMES(reason_names) },
+	{ HDP_A_PARK_MS, "park_ms", K_U32, NULL, 0 },
+	{ HDP_A_RENEWED, "renewed", K_FLAG, NULL, 0 },
+	{ HDP_A_PARKS, "parks", K_U64, NULL, 0 },
+	{ HDP_A_FAILURES, "failures", K_U64, NULL, 0 },
+	{ HDP_A_LAST_PARK_NS, "last_park_ns", K_U64, NULL, 0 },
+	{ HDP_A_REQUEST_NS, "request_ns", K_U64, NULL, 0 },
+	{ HDP_A_COMPLETE_NS, "complete_ns", K_U64, NULL, 0 },
+	{ HDP_A_DEADLINE_NS, "deadline_ns", K_U64, NULL, 0 },
+	{ HDP_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
+};
+#define NFIELDS		ARRAY_SIZE(fields)
+
+static const struct {
+	int err;
+	const char *name;
+} errnames[] = {
+	{ EINVAL, "EINVAL" }, { ERANGE, "ERANGE" }, { EPERM, "EPERM" },
+	{ EACCES, "EACCES" }, { ENODEV, "ENODEV" }, { ENOENT, "ENOENT" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" }, { EBUSY, "EBUSY" }, { EIO, "EIO" },
+	{ EEXIST, "EEXIST" }, { ENOMEM, "ENOMEM" }, { ENOBUFS, "ENOBUFS" },
+	{ EMSGSIZE, "EMSGSIZE" },
+};
+
+/* Print the usage on standard error; returns the exit code 2. */
+static int usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* The symbolic name of errno ERR (positive), or "errnoN" in BUF. */
+static const char *errname(int err, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errnames); i++)
+		if (errnames[i].err == err)
+			return errnames[i].name;
+	snprintf(buf, len, "errno%d", err);
+	return buf;
+}
+
+/*
+ * Parse S as an integer of BITS bits: unsigned, or negative down to the
+ * signed minimum (stored in two's complement). 0 on success, -1 if not.
+ */
+static int parse_num(const char *s, int bits, uint64_t *out)
+{
+	uint64_t max = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+	unsigned long long u;
+	long long v;
+	char *end;
+
+	errno = 0;
+	if (*s == '-') {
+		v = strtoll(s, &end, 0);
+		if (errno || end == s || *end ||
+		    (bits < 64 && v < -(1LL << (bits - 1))))
+			return -1;
+		*out = (uint64_t)v & max;
+		return 0;
+	}
+	u = strtoull(s, &end, 0);
+	if (errno || end == s || *end || u > max)
+		return -1;
+	*out = u;
+	return 0;
+}
+
+/* The value of ARG if it is "KEY=value", else NULL. */
+static const char *opt(const char *arg, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(arg, key, n) || arg[n] != '=')
+		return NULL;
+	return arg + n + 1;
+}
+
+/* Parse an option value as a number of BITS bits in [MIN, ...]. */
+static int opt_num(const char *val, int bits, uint64_t min, uint64_t *out)
+{
+	return val && !parse_num(val, bits, out) && *out >= min ? 0 : -1;
+}
+
+/* Append " fmt..." to the line being printed (no space before the first). */
+__attribute__((format(printf, 2, 3)))
+static void field(const char **sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(*sep, stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	*sep = " ";
+}
+
+/* Print KEY=name of enum value V, or KEY=V if it has no name. */
+static void field_enum(const char **sep, const char *key, unsigned int v,
+		       const char *const *names, size_t n)
+{
+	if (v < n && names[v])
+		field(sep, "%s=%s", key, names[v]);
+	else
+		field(sep, "%s=%u", key, v);
+}
+
+/* Print KEY=a,b,... from a mask of 1 << enum value ("none" if 0). */
+static void field_mask(const char **sep, const struct field *f, uint32_t mask)
+{
+	const char *comma = "";
+	unsigned int bit;
+
+	field(sep, "%s=%s", f->key, mask ? "" : "none");
+	for (bit = 0; bit < 32; bit++) {
+		if (!(mask & (1U << bit)))
+			continue;
+		if (bit < f->nnames)
+			printf("%s%s", comma, f->names[bit]);
+		else
+			printf("%s%u", comma, bit);
+		comma = ",";
+	}
+}
+
+/* Print one disk's attributes (a reply, an event or an outcome) as a line. */
+static void print_disk(const char *prefix, struct nlattr **tb)
+{
+	const struct field *f;
+	const char *sep = "";
+	struct nlattr *a;
+
+	fputs(prefix, stdout);
+	for (f = fields; f < fields + NFIELDS; f++) {
+		a = tb[f->attr];
+		if (!a)
+			continue;
+		if (f->kind == K_U8)
+			field_enum(&sep, f->key, nla_get_u8(a), f->names, f->nnames);
+		else if (f->kind == K_U32)
+			field(&sep, "%s=%u", f->key, nla_get_u32(a));
+		else if (f->kind == K_S32)
+			field(&sep, "%s=%d", f->key, (int32_t)nla_get_u32(a));
+		else if (f->kind == K_U64)
+			field(&sep, "%s=%" PRIu64, f->key, (uint64_t)nla_get_u64(a));
+		else if (f->kind == K_STR)
+			field(&sep, "%s=%s", f->key, nla_get_string(a));
+		else if (f->kind == K_FLAG)
+			field(&sep, "%s=1", f->key);
+		else if (f->kind == K_DEVT)
+			field(&sep, "%s=%u:%u", f->key, major((dev_t)nla_get_u32(a)),
+			      minor((dev_t)nla_get_u32(a)));
+		else if (f->kind == K_MASK)
+			field_mask(&sep, f, nla_get_u32(a));
+	}
+	putchar('\n');
+}
+
+/* The libnl policy of the attributes, from the fields table. */
+static void make_policy(struct nla_policy *policy)
+{
+	static const uint16_t nla[] = {
+		[K_U8] = NLA_U8, [K_U32] = NLA_U32, [K_S32] = NLA_U32,
+		[K_U64] = NLA_U64, [K_STR] = NLA_STRING, [K_FLAG] = NLA_FLAG,
+		[K_DEVT] = NLA_U32, [K_MASK] = NLA_U32, [K_NEST] = NLA_NESTED,
+	};
+	size_t i;
+
+	memset(policy, 0, (HDP_A_MAX + 1) * sizeof(*policy));
+	for (i = 0; i < NFIELDS; i++)
+		policy[fields[i].attr].type = nla[fields[i].kind];
+}
+
+/*
+ * Parse a message of the family into TB; returns its genl header, or NULL
+ * (with a message on stderr) if it is not one or does not parse.
+ */
+static struct genlmsghdr *parse_msg(struct nlmsghdr *nlh, int family,
+				    struct nlattr **tb)
+{
+	struct nla_policy policy[HDP_A_MAX + 1];
+	struct genlmsghdr *gnlh;
+	int err;
+
+	if (nlh->nlmsg_type != family)
+		return NULL;
+	make_policy(policy);
+	if (!genlmsg_valid_hdr(nlh, 0)) {
+		fprintf(stderr, PROG ": malformed reply: short header\n");
+		return NULL;
+	}
+	gnlh = nlmsg_data(nlh);
+	err = nla_parse(tb, HDP_A_MAX, genlmsg_attrdata(gnlh, 0),
+			genlmsg_attrlen(gnlh, 0), policy);
+	if (err < 0) {
+		fprintf(stderr, PROG ": malformed reply: %s\n", nl_geterror(err));
+		return NULL;
+	}
+	return gnlh;
+}
+
+/* Print a reply: its disk line if any, then one line per HDP_A_OUTCOME. */
+static int print_reply(struct nlmsghdr *nlh, int family)
+{
+	struct nlattr *tb[HDP_A_MAX + 1], *otb[HDP_A_MAX + 1], *a;
+	struct genlmsghdr *gnlh = parse_msg(nlh, family, tb);
+	struct nla_policy policy[HDP_A_MAX + 1];
+	int i, rem, disk = 0;
+
+	if (!gnlh)
+		return -1;
+	make_policy(policy);
+	for (i = 0; i <= HDP_A_MAX; i++)
+		disk |= tb[i] && i != HDP_A_OUTCOME;
+	if (disk)
+		print_disk("", tb);
+	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem) {
+		if (nla_type(a) != HDP_A_OUTCOME)
+			continue;
+		if (nla_parse_nested(otb, HDP_A_MAX, a, policy) < 0) {
+			fprintf(stderr, PROG ": malformed outcome\n");
+			return -1;
+		}
+		print_disk("outcome ", otb);
+	}
+	return 0;
+}
+
+/* Copy the NLMSGERR_ATTR_MSG of the TLVs at OFF in NLH into rx->ext. */
+static void parse_extack(struct rx *rx, struct nlmsghdr *nlh, size_t off)
+{
+	struct nlattr *a;
+	int rem;
+
+	off = NLMSG_HDRLEN + NLMSG_ALIGN(off);
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= nlh->nlmsg_len)
+		return;
+	nla_for_each_attr(a, (struct nlattr *)((char *)nlh + off),
+			  (int)(nlh->nlmsg_len - off), rem) {
+		if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0)
+			snprintf(rx->ext, sizeof(rx->ext), "%.*s",
+				 (int)strnlen(nla_data(a), nla_len(a)),
+				 (const char *)nla_data(a));
+	}
+}
+
+/* Skip what does not answer the request in flight (late answers). */
+static int seq_cb(struct nl_msg *msg, void *arg)
+{
+	struct rx *rx = arg;
+
+	return nlmsg_hdr(msg)->nlmsg_seq == rx->seq ? NL_OK : NL_SKIP;
+}
+
+/* A reply: print it if asked to. */
+static int valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct rx *rx = arg;
+
+	if (rx->print && print_reply(nlmsg_hdr(msg), rx->family) < 0)
+		rx->bad = 1;
+	return NL_OK;
+}
+
+/* The ACK: the request succeeded. */
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct rx *rx = arg;
+
+	(void)msg;
+	rx->done = 1;
+	rx->error = 0;
+	return NL_STOP;
+}
+
+/* The end of a dump: its error code, then maybe extended ACK TLVs. */
+static int finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct rx *rx = arg;
+	int err = 0;
+
+	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		parse_extack(rx, nlh, sizeof(int));
+	}
+	rx->done = 1;
+	rx->error = err;
+	return NL_STOP;
+}
+
+/* An error: the errno, and the message after the (maybe capped) echo. */
+static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	size_t off = sizeof(*e);
+	struct rx *rx = arg;
+
+	(void)nla;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len > NLMSG_HDRLEN)
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	parse_extack(rx, nlh, off);
+	rx->done = 1;
+	rx->error = e->error;
+	return NL_STOP;
+}
+
+/* Open a socket with extended ACKs and resolve the family (and group). */
+static int hdp_open(struct hdp *h, int want_group)
+{
+	int one = 1;
+
+	memset(h, 0, sizeof(*h));
+	h->sk = nl_socket_alloc();
+	if (!h->sk) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	if (genl_connect(h->sk) < 0) {
+		fprintf(stderr, PROG ": cannot open a generic netlink socket\n");
+		goto fail;
+	}
+	if (setsockopt(nl_socket_get_fd(h->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		       &one, sizeof(one)) < 0)
+		fprintf(stderr, PROG ": NETLINK_EXT_ACK: %s\n", strerror(errno));
+	h->family = genl_ctrl_resolve(h->sk, HDP_GENL_NAME);
+	if (h->family == -NLE_OBJ_NOTFOUND) {
+		fprintf(stderr, PROG ": generic netlink family " HDP_GENL_NAME
+			" not found (is the hdprotect module loaded?)\n");
+		goto fail;
+	}
+	if (h->family < 0) {
+		fprintf(stderr, PROG ": cannot resolve family " HDP_GENL_NAME ": %s\n",
+			nl_geterror(h->family));
+		goto fail;
+	}
+	if (!want_group)
+		return 0;
+	h->group = genl_ctrl_resolve_grp(h->sk, HDP_GENL_NAME, HDP_GENL_MCGRP_EVENTS);
+	if (h->group >= 0)
+		return 0;
+	fprintf(stderr, PROG ": family " HDP_GENL_NAME " has no group "
+		HDP_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(h->group));
+fail:
+	nl_socket_free(h->sk);
+	h->sk = NULL;
+	return -1;
+}
+
+/* A GET/SET/... message (family filled in when sent), NLM_F_ACK set. */
+static struct nl_msg *new_msg(size_t size, int flags, int cmd, int version)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(size);
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 0, 0,
+				flags | NLM_F_ACK, cmd, version)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (!msg)
+		fprintf(stderr, PROG ": out of memory\n");
+	return msg;
+}
+
+/*
+ * Send MSG and read until its ACK, error or NLMSG_DONE, waiting at most
+ * WAIT_MS for each read (-1: forever). The outcome is left in RX.
+ */
+static void transact(struct hdp *h, struct nl_msg *msg, struct rx *rx, int wait_ms)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(h->sk), .events = POLLIN };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret;
+
+	rx->family = h->family;
+	if (!cb) {
+		rx->error = -ENOMEM;
+		return;
+	}
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, seq_cb, rx);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, rx);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, rx);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, rx);
+	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, rx);
+	nlmsg_hdr(msg)->nlmsg_type = h->family;
+	errno = 0;
+	ret = nl_send_auto(h->sk, msg);
+	if (ret < 0) {
+		rx->error = errno ? -errno : -EIO;
+		fprintf(stderr, PROG ": send: %s\n", nl_geterror(ret));
+		goto out;
+	}
+	rx->seq = nlmsg_hdr(msg)->nlmsg_seq;
+	while (!rx->done) {
+		ret = poll(&pfd, 1, wait_ms);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			rx->error = -errno;
+			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			break;
+		}
+		if (ret == 0) {
+			rx->noanswer = 1;
+			break;
+		}
+		errno = 0;
+		ret = nl_recvmsgs(h->sk, cb);
+		if (ret >= 0 || rx->done)
+			continue;
+		if (ret == -NLE_AGAIN) {
+			rx->noanswer = 1;
+			break;
+		}
+		rx->error = errno ? -errno : -EIO;
+		fprintf(stderr, PROG ": receive: %s\n", nl_geterror(ret));
+		break;
+	}
+out:
+	nl_cb_put(cb);
+}
+
+/* Print the final line of a request; returns the exit code. */
+static int print_outcome(const struct rx *rx)
+{
+	char buf[32];
+
+	if (rx->noanswer) {
+		fprintf(stderr, PROG ": no answer\n");
+		puts("noanswer");
+		return 1;
+	}
+	if (!rx->error) {
+		puts("ok");
+		return rx->bad;
+	}
+	printf("%s: %s\n", errname(-rx->error, buf, sizeof(buf)), rx->ext[0] ? rx->ext : "-");
+	return 1;
+}
+
+/*
+ * Open, send the N messages MSGS (freed) one after another until one
+ * fails, print the replies and the outcome; the exit code.
+ */
+static int run_requests(struct nl_msg **msgs, int n, int wait_ms)
+{
+	struct rx rx = { .print = 1 };
+	struct hdp h;
+	int i, code = 1;
+
+	if (hdp_open(&h, 0) == 0) {
+		for (i = 0; i < n && !rx.error && !rx.noanswer; i++) {
+			memset(&rx, 0, sizeof(rx));
+			rx.print = 1;
+			transact(&h, msgs[i], &rx, wait_ms);
+		}
+		nl_socket_free(h.sk);
+		code = print_outcome(&rx);
+	}
+	for (i = 0; i < n; i++)
+		nlmsg_free(msgs[i]);
+	return code;
+}
+
+/* Open, send MSG (freed), print replies and outcome; the exit code. */
+static int run_request(struct nl_msg *msg, int wait_ms)
+{
+	return run_requests(&msg, 1, wait_ms);
+}
+
+/* get [DISK], dump, unpark [DISK]: at most a disk name. */
+static int cmd_simple(int argc, char **argv, int cmd, int flags)
+{
+	struct nl_msg *msg;
+
+	if (argc > ((flags & NLM_F_DUMP) ? 1 : 2))
+		return usage();
+	msg = new_msg(4096 + (argc > 1 ? strlen(argv[1]) : 0), flags, cmd, HDP_GENL_VERSION);
+	if (!msg)
+		return 1;
+	if (argc > 1 && nla_put_string(msg, HDP_A_DISK, argv[1]) < 0) {
+		nlmsg_free(msg);
+		return usage();
+	}
+	return run_request(msg, -1);
+}
+
+/* get [DISK] */
+static int cmd_get(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, HDP_CMD_GET, 0);
+}
+
+/* dump */
+static int cmd_dump(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, HDP_CMD_GET, NLM_F_DUMP);
+}
+
+/* unpark [DISK] */
+static int cmd_unpark(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, HDP_CMD_UNPARK, 0);
+}
+
+/* The number of method V, a name or a number; -1 if neither. */
+static int parse_method(const char *v, uint64_t *n)
+{
+	for (*n = 0; *n < ARRAY_SIZE(method_names); (*n)++)
+		if (!strcmp(v, method_names[*n]))
+			return 0;
+	return opt_num(v, 8, 0, n);
+}
+
+/* set DISK [enabled=N] [timeout=MS] [method=NAME|N] */
+static int cmd_set(int argc, char **argv)
+{
+	struct nl_msg *msg;
+	const char *v;
+	uint64_t n;
+	int i, err = 0;
+
+	if (argc < 2)
+		return usage();
+	msg = new_msg(4096 + strlen(argv[1]), 0, HDP_CMD_SET, HDP_GENL_VERSION);
+	if (!msg)
+		return 1;
+	err = nla_put_string(msg, HDP_A_DISK, argv[1]);
+	for (i = 2; i < argc && !err; i++) {
+		if ((v = opt(argv[i], "enabled"))) {
+			err = opt_num(v, 8, 0, &n) ?: nla_put_u8(msg, HDP_A_ENABLED, n);
+		} else if ((v = opt(argv[i], "timeout"))) {
+			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, n);
+		} else if ((v = opt(argv[i], "method"))) {
+			err = parse_method(v, &n) ?: nla_put_u8(msg, HDP_A_METHOD, n);
+		} else {
+			err = -1;
+		}
+	}
+	if (err) {
+		nlmsg_free(msg);
+		return usage();
+	}
+	return run_request(msg, -1);
+}
+
+/* A PARK of DISK (NULL: every enabled disk), with timeout MS if TIMEOUT. */
+static struct nl_msg *park_msg(const char *disk, int timeout, uint32_t ms)
+{
+	struct nl_msg *msg;
+
+	msg = new_msg(4096 + (disk ? strlen(disk) : 0), 0, HDP_CMD_PARK, HDP_GENL_VERSION);
+	if (msg && ((disk && nla_put_string(msg, HDP_A_DISK, disk) < 0) ||
+		    (timeout && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0))) {
+		fprintf(stderr, PROG ": message too long\n");
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+/*
+ * park [DISK]... [timeout=MS]: one PARK, or one per DISK in turn (each
+ * waiting for the one before), stopping at the first that fails.
+ */
+static int cmd_park(int argc, char **argv)
+{
+	int i, n = 0, timeout = 0;
+	struct nl_msg **msgs;
+	const char *v;
+	uint64_t ms = 0;
+
+	for (i = 1; i < argc; i++) {
+		if ((v = opt(argv[i], "timeout"))) {
+			if (opt_num(v, 32, 0, &ms))
+				return usage();
+			timeout = 1;
+		}
+	}
+	msgs = calloc(argc, sizeof(*msgs));
+	if (!msgs)
+		return 1;
+	for (i = 1; i < argc; i++) {
+		if (opt(argv[i], "timeout"))
+			continue;
+		msgs[n] = park_msg(argv[i], timeout, ms);
+		if (!msgs[n++])
+			goto fail;
+	}
+	if (!n) {
+		msgs[0] = park_msg(NULL, timeout, ms);
+		if (!msgs[n++])
+			goto fail;
+	}
+	i = run_requests(msgs, n, -1);
+	free(msgs);
+	return i;
+fail:
+	while (n--)
+		nlmsg_free(msgs[n]);
+	free(msgs);
+	return 1;
+}
+
+/* Add one raw SPEC attribute to MSG; -1 if SPEC is not one. */
+static int raw_attr(struct nl_msg *msg, const char *spec)
+{
+	static const struct { const char *kind; int bits; } ints[] = {
+		{ "u8", 8 }, { "u16", 16 }, { "u32", 32 }, { "u64", 64 },
+	};
+	char *kind = strdup(spec), *type, *val, *c, *buf;
+	uint64_t t, v, n;
+	int err = -1;
+	size_t i;
+
+	if (!kind)
+		return -1;
+	type = strchr(kind, ':');
+	if (!type)
+		goto out;
+	*type++ = '\0';
+	val = strchr(type, ':');
+	if (val)
+		*val++ = '\0';
+	if (parse_num(type, 16, &t))
+		goto out;
+	if (!strcmp(kind, "flag") && !val) {
+		err = nla_put(msg, t, 0, NULL);
+	} else if ((!strcmp(kind, "s") || !strcmp(kind, "n")) && val) {
+		err = nla_put(msg, t, strlen(val) + (kind[0] == 's'), val);
+	} else if (!strcmp(kind, "rep") && val && (c = strchr(val, ':'))) {
+		*c++ = '\0';
+		if (parse_num(val, 16, &n) || n > 65531 || strlen(c) != 1)
+			goto out;
+		buf = malloc(n + 1);
+		if (!buf)
+			goto out;
+		memset(buf, c[0], n);
+		err = nla_put(msg, t, n, buf);
+		free(buf);
+	} else {
+		for (i = 0; i < ARRAY_SIZE(ints); i++) {
+			if (strcmp(kind, ints[i].kind) || !val || parse_num(val, ints[i].bits, &v))
+				continue;
+			if (ints[i].bits == 8)
+				err = nla_put_u8(msg, t, v);
+			else if (ints[i].bits == 16)
+				err = nla_put_u16(msg, t, v);
+			else if (ints[i].bits == 32)
+				err = nla_put_u32(msg, t, v);
+			else
+				err = nla_put_u64(msg, t, v);
+		}
+	}
+out:
+	free(kind);
+	return err < 0 ? -1 : 0;
+}
+
+/* raw CMD [FLAGS] SPEC... */
+static int cmd_raw(int argc, char **argv)
+{
+	uint64_t cmd, flags = 0, ver = HDP_GENL_VERSION, trunc = 0;
+	size_t size = 1024;
+	struct nl_msg *msg;
+	int i, first = 2;
+
+	if (argc < 2 || parse_num(argv[1], 8, &cmd))
+		return usage();
+	if (argc > 2 && !parse_num(argv[2], 16, &flags))
+		first = 3;
+	for (i = first; i < argc; i++) {
+		size += strlen(argv[i]) + 8;
+		if (!strcmp(argv[i], "dump"))
+			flags |= NLM_F_DUMP;
+		if (!strncmp(argv[i], "ver:", 4) && parse_num(argv[i] + 4, 8, &ver))
+			return usage();
+		if (!strncmp(argv[i], "trunc:", 6) && parse_num(argv[i] + 6, 16, &trunc))
+			return usage();
+		if (!strncmp(argv[i], "rep:", 4))
+			size += 65536;
+	}
+	msg = new_msg(size, flags, cmd, ver);
+	if (!msg)
+		return 1;
+	for (i = first; i < argc; i++) {
+		if (!strcmp(argv[i], "dump") || !strncmp(argv[i], "ver:", 4) ||
+		    !strncmp(argv[i], "trunc:", 6))
+			continue;
+		if (raw_attr(msg, argv[i]) < 0) {
+			fprintf(stderr, PROG ": bad SPEC %s\n", argv[i]);
+			nlmsg_free(msg);
+			return usage();
+		}
+	}
+	if (trunc > nlmsg_hdr(msg)->nlmsg_len - NLMSG_HDRLEN) {
+		fprintf(stderr, PROG ": trunc:%" PRIu64 " is longer than the message\n", trunc);
+		nlmsg_free(msg);
+		return usage();
+	}
+	nlmsg_hdr(msg)->nlmsg_len -= trunc;
+	return run_request(msg, RAW_WAIT_MS);
+}
+
+/* Add V to S; a sample that finds no memory is dropped. */
+static void samples_add(struct samples *s, int64_t v)
+{
+	int64_t *nv;
+
+	if (s->n == s->cap) {
+		nv = realloc(s->v, (s->cap ? 2 * s->cap : 256) * sizeof(*nv));
+		if (!nv)
+			return;
+		s->v = nv;
+		s->cap = s->cap ? 2 * s->cap : 256;
+	}
+	s->v[s->n++] = v;
+}
+
+/* qsort order of int64_t. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The nearest-rank P percentile of the N sorted samples V. */
+static int64_t percentile(const int64_t *v, size_t n, size_t p)
+{
+	size_t r = (n * p + 99) / 100;
+
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+/* Print "PREFIXlatency_us p50=X p99=Y max=Z n=N" of S (sorts S). */
+static void samples_print(const char *prefix, struct samples *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	printf("%slatency_us p50=%" PRId64 " p99=%" PRId64 " max=%" PRId64 " n=%zu\n",
+	       prefix, percentile(s->v, s->n, 50) / 1000, percentile(s->v, s->n, 99) / 1000,
+	       s->n ? s->v[s->n - 1] / 1000 : 0, s->n);
+}
+
+/* Let every multicast message through (events have sequence number 0). */
+static int any_seq_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/* One event: print it, check its sequence number, time it. */
+static int event_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[HDP_A_MAX + 1];
+	struct genlmsghdr *gnlh;
+	struct listen *l = arg;
+	struct timespec ts;
+	uint64_t seq;
+	int ev;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	gnlh = parse_msg(nlh, l->family, tb);
+	if (!gnlh) {
+		l->bad |= nlh->nlmsg_type == l->family;
+		return NL_OK;
+	}
+	if (gnlh->cmd != HDP_CMD_EVENT)
+		return NL_OK;
+	l->events++;
+	if (!l->quiet)
+		print_disk("", tb);
+	if (tb[HDP_A_SEQ]) {
+		seq = nla_get_u64(tb[HDP_A_SEQ]);
+		if (l->check_seq && l->have_seq && seq != l->last_seq + 1) {
+			fprintf(stderr, "%sseq gap: got %" PRIu64 " after %" PRIu64 "\n",
+				l->prefix, seq, l->last_seq);
+			l->gaps++;
+		}
+		if (!l->have_seq)
+			l->first_seq = seq;
+		l->have_seq = 1;
+		l->last_seq = seq;
+	} else if (l->check_seq) {
+		fprintf(stderr, "%sevent without seq\n", l->prefix);
+		l->gaps++;
+	}
+	ev = tb[HDP_A_EVENT] ? nla_get_u8(tb[HDP_A_EVENT]) : 0;
+	if (l->latency && tb[HDP_A_COMPLETE_NS] &&
+	    (ev == HDP_EVENT_PARKED || ev == HDP_EVENT_UNPARKED))
+		samples_add(&l->lat, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec -
+			    (int64_t)nla_get_u64(tb[HDP_A_COMPLETE_NS]));
+	return NL_OK;
+}
+
+/* Tell whoever waits that we are subscribed: a file or a pipe byte. */
+static int signal_ready(struct listen *l)
+{
+	int fd;
+
+	if (l->ready) {
+		fd = open(l->ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, PROG ": %s: %s\n", l->ready, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	if (l->ready_fd >= 0) {
+		if (write(l->ready_fd, "r", 1) != 1)
+			return -1;
+		close(l->ready_fd);
+		l->ready_fd = -1;
+	}
+	return 0;
+}
+
+/* Write the latency samples to l->lat_file for the parent to read. */
+static void save_samples(const struct listen *l)
+{
+	FILE *fp = fopen(l->lat_file, "w");
+
+	if (!fp || fwrite(l->lat.v, sizeof(*l->lat.v), l->lat.n, fp) != l->lat.n)
+		fprintf(stderr, PROG ": %s: %s\n", l->lat_file, strerror(errno));
+	if (fp)
+		fclose(fp);
+}
+
+/* Join the events group and read events until done; the exit code. */
+static int listen_run(struct listen *l)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int ret, timed_out = 0, code = 1;
+	struct nl_cb *cb = NULL;
+	struct hdp h;
+
+	if (hdp_open(&h, 1) < 0)
+		return 1;
+	l->family = h.family;
+	nl_socket_disable_seq_check(h.sk);
+	ret = nl_socket_set_buffer_size(h.sk, 4 << 20, 0);
+	if (ret < 0)
+		fprintf(stderr, PROG ": buffer size: %s\n", nl_geterror(ret));
+	ret = nl_socket_add_membership(h.sk, h.group);
+	if (ret < 0) {
+		fprintf(stderr, PROG ": join " HDP_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(ret));
+		goto out;
+	}
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb || signal_ready(l) < 0)
+		goto out;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq_cb, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, event_cb, l);
+	pfd.fd = nl_socket_get_fd(h.sk);
+	while (!l->count || (long)l->events < l->count) {
+		ret = poll(&pfd, 1, l->timeout_s * 1000);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			l->bad = 1;
+			break;
+		}
+		if (ret == 0) {
+			timed_out = 1;
+			break;
+		}
+		errno = 0;
+		ret = nl_recvmsgs(h.sk, cb);
+		if (ret < 0 && (errno == ENOBUFS || ret == -NLE_NOMEM)) {
+			fprintf(stderr, "%soverrun\n", l->prefix);
+			l->overruns++;
+		} else if (ret < 0) {
+			fprintf(stderr, PROG ": %sreceive: %s\n", l->prefix, nl_geterror(ret));
+			l->bad = 1;
+			break;
+		}
+	}
+	if (timed_out && l->count)
+		fprintf(stderr, "%stimeout after %lu events\n", l->prefix, l->events);
+	printf("%sevents=%lu gaps=%lu first_seq=%" PRIu64 " last_seq=%" PRIu64 "\n",
+	       l->prefix, l->events, l->gaps, l->first_seq, l->last_seq);
+	if (l->latency)
+		samples_print(l->prefix, &l->lat);
+	if (l->latency && l->lat_file)
+		save_samples(l);
+	code = (timed_out && l->count) || l->gaps || l->overruns || l->bad;
+out:
+	if (cb)
+		nl_cb_put(cb);
+	nl_socket_free(h.sk);
+	free(l->lat.v);
+	return code;
+}
+
+/* Parse listen's and listeners' options into L; -1 on a usage error. */
+static int listen_opts(struct listen *l, int argc, char **argv, int listeners)
+{
+	uint64_t n;
+	const char *v;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if ((v = opt(argv[i], "count"))) {
+			if (opt_num(v, 31, 0, &n))
+				return -1;
+			l->count = n;
+		} else if ((v = opt(argv[i], "timeout"))) {
+			if (opt_num(v, 31, 0, &n) || n > 2000000)
+				return -1;
+			l->timeout_s = n;
+		} else if ((v = opt(argv[i], "ready"))) {
+			l->ready = v;
+		} else if (!strcmp(argv[i], "latency")) {
+			l->latency = 1;
+		} else if (!listeners && !strcmp(argv[i], "check-seq")) {
+			l->check_seq = 1;
+		} else if (!listeners && !strcmp(argv[i], "quiet")) {
+			l->quiet = 1;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency] */
+static int cmd_listen(int argc, char **argv)
+{
+	struct listen l = { .timeout_s = 10, .ready_fd = -1, .prefix = "" };
+
+	if (listen_opts(&l, argc - 1, argv + 1, 0) < 0)
+		return usage();
+	return listen_run(&l);
+}
+
+/* Child I of listeners: listen count=M check-seq quiet [latency]. */
+static int child_listen(const struct listen *opts, int i, int ready_fd)
+{
+	struct listen l = *opts;
+	char prefix[32], file[64];
+	int code;
+
+	snprintf(prefix, sizeof(prefix), "child %d ", i);
+	snprintf(file, sizeof(file), "/tmp/hdp-nl-lat.%d", (int)getpid());
+	l.prefix = prefix;
+	l.lat_file = file;
+	l.ready = NULL;
+	l.ready_fd = ready_fd;
+	l.check_seq = 1;
+	l.quiet = 1;
+	code = listen_run(&l);
+	fflush(stdout);
+	fflush(stderr);
+	return code;
+}
+
+/* Add the samples a child left in its file to ALL, and delete the file. */
+static void collect_samples(struct samples *all, pid_t pid)
+{
+	char file[64];
+	int64_t v;
+	FILE *fp;
+
+	snprintf(file, sizeof(file), "/tmp/hdp-nl-lat.%d", (int)pid);
+	fp = fopen(file, "r");
+	if (!fp)
+		return;
+	while (fread(&v, sizeof(v), 1, fp) == 1)
+		samples_add(all, v);
+	fclose(fp);
+	unlink(file);
+}
+
+/* listeners N count=M [timeout=S] [ready=FILE] [latency] */
+static int cmd_listeners(int argc, char **argv)
+{
+	struct listen l = { .timeout_s = 10, .ready_fd = -1, .prefix = "" };
+	int i, n, started, ready = 0, complete = 0, st, pfd[2];
+	struct samples all = { 0 };
+	ssize_t got;
+	uint64_t nn;
+	pid_t *pids, w;
+	char buf[64];
+
+	if (argc < 2 || parse_num(argv[1], 16, &nn) || nn < 1 || nn > 4096 ||
+	    listen_opts(&l, argc - 2, argv + 2, 1) < 0 || !l.count)
+		return usage();
+	n = nn;
+	pids = calloc(n, sizeof(*pids));
+	if (!pids || pipe(pfd) < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(errno));
+		free(pids);
+		return 1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (started = 0; started < n; started++) {
+		pids[started] = fork();
+		if (pids[started] < 0) {
+			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+			break;
+		}
+		if (!pids[started]) {
+			close(pfd[0]);
+			_exit(child_listen(&l, started, pfd[1]));
+		}
+	}
+	close(pfd[1]);
+	while (ready < n && (got = read(pfd[0], buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno != EINTR)
+			break;
+		if (got > 0)
+			ready += got;
+	}
+	close(pfd[0]);
+	if (ready < n)
+		fprintf(stderr, PROG ": only %d of %d listeners subscribed\n", ready, n);
+	else if (l.ready && signal_ready(&l) < 0)
+		ready = 0;
+	for (i = 0; i < started; i++) {
+		do
+			w = waitpid(pids[i], &st, 0);
+		while (w < 0 && errno == EINTR);
+		complete += w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
+		if (l.latency)
+			collect_samples(&all, pids[i]);
+	}
+	printf("listeners=%d complete=%d failed=%d\n", n, complete, n - complete);
+	if (l.latency)
+		samples_print("", &all);
+	free(all.v);
+	free(pids);
+	return complete == n && ready == n ? 0 : 1;
+}
+
+/* The fuzzer's private xorshift64* generator and its disk names. */
+struct fuzz {
+	uint64_t s;
+	const char **disks;
+	int ndisks;
+};
+
+/* The kind of attribute TYPE, K_BYTES if the family has none such. */
+static enum kind attr_kind(int type)
+{
+	size_t i;
+
+	for (i = 0; i < NFIELDS; i++)
+		if (fields[i].attr == type)
+			return fields[i].kind;
+	return K_BYTES;
+}
+
+/* The next 64 random bits (xorshift64*). */
+static uint64_t rnd(struct fuzz *f)
+{
+	f->s ^= f->s >> 12;
+	f->s ^= f->s << 25;
+	f->s ^= f->s >> 27;
+	return f->s * 0x2545f4914f6cdd1dULL;
+}
+
+/* A random number in 0..N-1. */
+static uint32_t below(struct fuzz *f, uint32_t n)
+{
+	return n ? (uint32_t)(rnd(f) >> 32) % n : 0;
+}
+
+/* LEN random characters in BUF, then a NUL if NUL; the size written. */
+static int rnd_string(struct fuzz *f, char *buf, int len, int nul)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789/.-_ \n";
+	int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = below(f, 10) ? chars[below(f, 36)] : chars[below(f, sizeof(chars) - 1)];
+	if (nul)
+		buf[len++] = '\0';
+	return len;
+}
+
+/* One of the disk names (a short random name if none), with its NUL. */
+static int rnd_disk(struct fuzz *f, char *buf)
+{
+	if (!f->ndisks)
+		return rnd_string(f, buf, 1 + below(f, 8), 1);
+	snprintf(buf, 301, "%s", f->disks[below(f, f->ndisks)]);
+	return strlen(buf) + 1;
+}
+
+/* A well-formed value of KIND in BUF (random bytes if none); its size. */
+static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
+{
+	static const uint32_t u32s[] = { 0, 1, HDP_MAX_TIMEOUT_MS, HDP_MAX_TIMEOUT_MS + 1 };
+	uint64_t v64;
+	uint32_t v32;
+	int i, len;
+
+	switch (kind) {
+	case K_U8:
+		buf[0] = below(f, 10) < 8 ? below(f, 4) : below(f, 256);
+		return 1;
+	case K_U32:
+	case K_S32:
+	case K_DEVT:
+	case K_MASK:
+		v32 = below(f, 3) ? u32s[below(f, 4)] : below(f, 2) ? (uint32_t)rnd(f) : 2 + below(f, 49);
+		memcpy(buf, &v32, 4);
+		return 4;
+	case K_U64:
+		v64 = below(f, 2) ? rnd(f) : below(f, 100);
+		memcpy(buf, &v64, 8);
+		return 8;
+	case K_STR:
+		return rnd_disk(f, (char *)buf);
+	case K_FLAG:
+	case K_NEST:
+		return 0;
+	case K_BYTES:
+		break;
+	}
+	len = below(f, 65);
+	for (i = 0; i < len; i++)
+		buf[i] = rnd(f);
+	return len;
+}
+
+/*
+ * Add one random attribute to MSG, nested ones only above DEPTH 2. A
+ * top-level 4-byte HDP_A_TIMEOUT_MS of a PARK, or an accepted one of a
+ * SET, is kept to 1..50 ms so that no park lasts long.
+ */
+static int fuzz_attr(struct nl_msg *msg, struct fuzz *f, int cmd, int depth)
+{
+	int type = below(f, 5) ? 1 + below(f, 24) : below(f, 31);
+	int pick = below(f, 100), len, n;
+	enum kind kind = attr_kind(type);
+	unsigned char buf[320];
+	struct nlattr *nest;
+	uint32_t ms;
+
+	if ((pick >= 95 || (pick < 35 && kind == K_NEST)) && depth < 2) {
+		nest = nla_nest_start(msg, type);
+		if (!nest)
+			return -1;
+		for (n = below(f, 4); n > 0; n--)
+			if (fuzz_attr(msg, f, cmd, depth + 1) < 0)
+				return -1;
+		return nla_nest_end(msg, nest);
+	}
+	if (pick < 35)			/* well-formed for the type */
+		len = rnd_value(f, kind, buf);
+	else if (pick < 50)		/* a disk name */
+		len = rnd_disk(f, (char *)buf);
+	else if (pick < 60)		/* a string, with or without NUL */
+		len = rnd_string(f, (char *)buf, below(f, 40), below(f, 2));
+	else if (pick < 70)		/* an over-long string */
+		len = rnd_string(f, (char *)buf, 40 + below(f, 261), below(f, 2));
+	else if (pick < 80 || pick >= 95)	/* nothing */
+		len = 0;
+	else				/* random bytes */
+		len = rnd_value(f, K_BYTES, buf);
+	if (!depth && type == HDP_A_TIMEOUT_MS && len == 4) {
+		memcpy(&ms, buf, 4);
+		if (cmd == HDP_CMD_PARK ||
+		    (cmd == HDP_CMD_SET && ms >= 1 && ms <= HDP_MAX_TIMEOUT_MS))
+			ms = 1 + below(f, 50);
+		memcpy(buf, &ms, 4);
+	}
+	return nla_put(msg, type, len, buf);
+}
+
+/* A random message: command, flags, version, attributes, truncation. */
+static struct nl_msg *fuzz_msg(struct fuzz *f)
+{
+	int cmd = below(f, 5) ? 1 + below(f, 4) : below(f, 9);
+	int flags = 0, ver = HDP_GENL_VERSION, n, attrs;
+	struct nl_msg *msg;
+
+	n = below(f, 10);
+	if (n < 2)
+		flags = NLM_F_DUMP;
+	else if (n == 2)
+		flags = below(f, 16) << 8 | (below(f, 2) ? NLM_F_ECHO : 0);
+	if (!below(f, 10))
+		ver = below(f, 256);
+	msg = new_msg(32768, flags, cmd, ver);
+	if (!msg)
+		return NULL;
+	for (n = below(f, 7); n > 0; n--)
+		if (fuzz_attr(msg, f, cmd, 0) < 0)
+			break;
+	attrs = nlmsg_hdr(msg)->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	if (attrs > 0 && !below(f, 10))
+		nlmsg_hdr(msg)->nlmsg_len -= 1 + below(f, attrs < 8 ? attrs : 8);
+	return msg;
+}
+
+/* Seed the fuzzer's generator with splitmix64 of SEED (never 0). */
+static void fuzz_seed(struct fuzz *f, uint64_t seed)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	f->s = (z ^ (z >> 31)) ?: 1;
+}
+
+/* fuzz seed=S count=N [disk=NAME]... */
+static int cmd_fuzz(int argc, char **argv)
+{
+	/* Outcomes counted: these errnos, then other, then noanswer. */
+	static const int errs[] = { 0, EINVAL, ERANGE, EPERM, ENOENT, ENODEV, EOPNOTSUPP };
+	const size_t nerrs = ARRAY_SIZE(errs);
+	unsigned long tally[ARRAY_SIZE(errs) + 2] = { 0 };
+	struct timeval tv = { .tv_sec = FUZZ_WAIT_MS / 1000 };
+	int i, have_seed = 0, have_count = 0, err = 0;
+	uint64_t seed = 0, count = 0, sent;
+	struct fuzz f = { 0 };
+	struct nl_msg *msg;
+	struct hdp h;
+	const char *v;
+	struct rx rx;
+	size_t j;
+
+	f.disks = calloc(argc, sizeof(*f.disks));
+	if (!f.disks)
+		return 1;
+	for (i = 1; i < argc && !err; i++) {
+		if ((v = opt(argv[i], "seed"))) {
+			err = parse_num(v, 64, &seed);
+			have_seed = 1;
+		} else if ((v = opt(argv[i], "count"))) {
+			err = parse_num(v, 32, &count);
+			have_count = 1;
+		} else if ((v = opt(argv[i], "disk")) && *v)
+			f.disks[f.ndisks++] = v;
+		else
+			err = -1;
+	}
+	if (err || !have_seed || !have_count) {
+		free(f.disks);
+		return usage();
+	}
+	printf("fuzz seed=%" PRIu64 " count=%" PRIu64 "\n", seed, count);
+	fflush(stdout);
+	fuzz_seed(&f, seed);
+	if (hdp_open(&h, 0) < 0) {
+		free(f.disks);
+		return 1;
+	}
+	if (setsockopt(nl_socket_get_fd(h.sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		fprintf(stderr, PROG ": SO_RCVTIMEO: %s\n", strerror(errno));
+	for (sent = 0; sent < count; sent++) {
+		memset(&rx, 0, sizeof(rx));
+		msg = fuzz_msg(&f);
+		if (msg) {
+			transact(&h, msg, &rx, FUZZ_WAIT_MS);
+			nlmsg_free(msg);
+		} else {
+			rx.error = -ENOMEM;
+		}
+		if (rx.noanswer) {
+			tally[nerrs + 1]++;
+			continue;
+		}
+		for (j = 0; j < nerrs && errs[j] != -rx.error; j++)
+			;
+		tally[j]++;		/* tally[nerrs]: other */
+	}
+	printf("fuzz done sent=%" PRIu64 " ok=%lu einval=%lu erange=%lu eperm=%lu enoent=%lu "
+	       "enodev=%lu eopnotsupp=%lu other=%lu noanswer=%lu\n", sent, tally[0],
+	       tally[1], tally[2], tally[3], tally[4], tally[5], tally[6], tally[7], tally[8]);
+	nl_socket_free(h.sk);
+	free(f.disks);
+	return 0;
+}
+
+static int cmd_batch(int argc, char **argv);
+
+/* The commands, after the optional --as-uid; the first six are requests. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "get", cmd_get }, { "dump", cmd_dump }, { "unpark", cmd_unpark },
+	{ "set", cmd_set }, { "park", cmd_park }, { "raw", cmd_raw },
+	{ "listen", cmd_listen }, { "listeners", cmd_listeners }, { "fuzz", cmd_fuzz },
+	{ "batch", cmd_batch },
+};
+
+/*
+ * batch: run the requests (get, dump, unpark, set, park, raw) of standard
+ * input, one per line, each output after a line "> REQUEST". One process
+ * for many requests: starting a program is slow in an emulated guest.
+ */
+static int cmd_batch(int argc, char **argv)
+{
+	char line[4096], *args[64], *save, *tok;
+	int n, code = 0;
+	size_t i;
+
+	(void)argv;
+	if (argc != 1)
+		return usage();
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		printf("> %s\n", line);
+		n = 0;
+		for (tok = strtok_r(line, " \t", &save); tok && n < 63;
+		     tok = strtok_r(NULL, " \t", &save))
+			args[n++] = tok;
+		args[n] = NULL;
+		for (i = 0; n && i < 6; i++)
+			if (!strcmp(args[0], commands[i].name))
+				break;
+		if (!n || i == 6) {
+			printf("usage\n");
+			code = 2;
+		} else if (commands[i].run(n, args)) {
+			code = 1;
+		}
+		fflush(stdout);
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	const char *v;
+	uint64_t uid;
+	size_t i;
+
+	if (argc > 1 && (v = opt(argv[1], "--as-uid"))) {
+		if (parse_num(v, 32, &uid))
+			return usage();
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
+			fprintf(stderr, PROG ": --as-uid=%s: %s\n", v, strerror(errno));
+			return 1;
+		}
+		argc--;
+		argv++;
+	}
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	return usage();
+}

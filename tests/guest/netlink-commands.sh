@@ -1,0 +1,115 @@
+# The generic netlink family: it resolves by name and `genl ctrl list`
+# shows it with its group; GET, dump, SET, PARK and UNPARK succeed and
+# agree with configfs; PARK without a disk parks every enabled disk (two
+# AHCI ports, PIIX, null_blk) at once: the parks overlap in time, and the
+# host checks the device trace (netlink-commands.check).
+. ./lib.sh
+
+modprobe hdprotect || { not_ok netlink-commands "modprobe hdprotect failed"; exit 1; }
+nullb_make nbn 1 || { not_ok netlink-commands "cannot make null_blk disk nbn"; exit 1; }
+
+out=$(genl-resolve hdprotect events 2>&1)
+case $out in
+"hdprotect "[0-9]*"
+events "[0-9]*) ok genl-family-resolves ;;
+*) not_ok genl-family-resolves "genl-resolve printed '$out'" ;;
+esac
+out=$(genl ctrl list 2>&1)
+if echo "$out" | grep -q 'Name: hdprotect' &&
+	echo "$out" | sed -n '/Name: hdprotect/,/Name:/p' | grep -q 'name: events'; then
+	ok genl-ctrl-list-shows-family-and-group
+else
+	not_ok genl-ctrl-list-shows-family-and-group "genl ctrl list: $out"
+fi
+
+# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+H=/config/hdprotect/nbn
+mkdir $H
+g=$(hdp-nl get nbn)
+expect_eq get-new-item "$(field "$g" disk) $(field "$g" state) $(field "$g" enabled) $(field "$g" timeout_ms) $(field "$g" method) $(echo "$g" | tail -n 1)" \
+	"nbn idle 0 5000 auto ok"
+expect_eq get-devt-is-the-disks "$(field "$g" devt)" "$(cat /sys/block/nbn/dev)"
+expect_eq get-methods "$(field "$g" methods)" "auto,unload,standby"
+
+expect_eq set-ok "$(hdp-nl set nbn enabled=1 timeout=7000 method=standby)" ok
+expect_eq set-shows-in-configfs "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 standby"
+echo 9 >$H/timeout
+echo unload >$H/method
+g=$(hdp-nl get nbn)
+expect_eq get-agrees-with-configfs "$(field "$g" enabled) $(field "$g" timeout_ms) $(field "$g" method) $(field "$g" state)" \
+	"$(cat $H/enable) $(($(cat $H/timeout) * 1000)) $(cat $H/method) $(cat $H/state)"
+
+# Starting a program takes about a second in the emulated guest: parks
+# here last 20 s and end with an unpark.
+p=$(hdp-nl park nbn timeout=20000)
+o=$(echo "$p" | grep '^outcome ')
+expect_eq park-one-outcome "$(field "$o" disk) $(field "$o" result) $(field "$o" last_method) $(field "$o" park_ms) $(echo "$p" | tail -n 1)" \
+	"nbn 0 unload 20000 ok"
+left=$(cat $H/park)
+if [ "$(cat $H/state)" = parked ] && [ "$left" -gt 0 ] && [ "$left" -le 20000 ]; then
+	ok park-one-shows-in-configfs
+else
+	not_ok park-one-shows-in-configfs "state $(cat $H/state), park $left"
+fi
+g=$(hdp-nl get nbn)
+expect_eq get-while-parked "$(field "$g" state) $(field "$g" parks)" "parked $(stat_of $H parks)"
+expect_eq unpark-one "$(hdp-nl unpark nbn)" ok
+expect_eq unpark-one-shows-in-configfs "$(cat $H/state) $(cat $H/park)" "idle 0"
+
+# Park every enabled disk: the three emulated ATA disks and nbn, which
+# takes 100 ms to park, as a disk does.
+echo 100 >/config/nullb/nbn/park_delay_ms
+disks=nbn
+for n in ahci0 ahci1 piix0; do
+	d=$(disk $n) || { not_ok "$n-present" "no /dev/hdp/$n"; continue; }
+	mkdir /config/hdprotect/$d
+	echo 1 >/config/hdprotect/$d/enable
+	disks="$disks $d"
+done
+expect_eq dump-lists-every-item "$(hdp-nl dump | grep -o 'disk=[^ ]*' | sort | tr '\n' ' ')" \
+	"$(for d in $disks; do echo "disk=$d"; done | sort | tr '\n' ' ')"
+
+mark begin netlink-commands/serial
+s=$(hdp-nl park $(echo "$disks" | cut -d' ' -f2-) timeout=20000)
+mark end netlink-commands/serial
+expect_eq park-three-one-after-another "$(echo "$s" | grep -c '^outcome .* result=0 ')" 3
+hdp-nl unpark >/dev/null
+msleep 500
+
+mark begin netlink-commands/all
+a=$(hdp-nl park timeout=20000)
+mark end netlink-commands/all
+expect_eq park-all-parks-every-enabled-disk \
+	"$(echo "$a" | grep '^outcome .* result=0 ' | grep -o 'disk=[^ ]*' | sort | tr '\n' ' ')" \
+	"$(for d in $disks; do echo "disk=$d"; done | sort | tr '\n' ' ')"
+for d in $disks; do
+	st=$(cat /config/hdprotect/$d/state)
+	[ "$st" = parked ] || not_ok "park-all-$d-parked" "state $st"
+done
+# At once: every park began before any ended.
+ov=$(echo "$a" | grep '^outcome ' | awk '{
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	if (maxreq == "" || v["request_ns"] > maxreq) maxreq = v["request_ns"]
+	if (mincpl == "" || v["complete_ns"] < mincpl) mincpl = v["complete_ns"]
+} END { print (maxreq < mincpl) ? "overlap" : "apart: last request " maxreq " after first completion " mincpl }')
+[ "$ov" = overlap ] || echo "$a"
+expect_eq park-all-parks-overlap "$ov" overlap
+expect_eq unpark-all "$(hdp-nl unpark)" ok
+for d in $disks; do
+	st=$(cat /config/hdprotect/$d/state)
+	[ "$st" = idle ] || not_ok "unpark-all-$d-idle" "state $st"
+done
+ok unpark-all-releases-every-disk
+
+# A plain disable is a success path too; then nothing is enabled.
+for d in $disks; do
+	hdp-nl set $d enabled=0 >/dev/null
+done
+expect_eq park-all-with-none-enabled "$(hdp-nl park | tail -n 1 | cut -d: -f1)" ENODEV
+for d in $disks; do
+	rmdir /config/hdprotect/$d
+done
+expect_eq dump-empty "$(hdp-nl dump)" ok
+nullb_remove nbn

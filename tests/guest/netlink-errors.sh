@@ -1,0 +1,112 @@
+# Malformed and refused netlink requests: each fails with its errno and an
+# extended-ACK message, and changes nothing. A plain user gets EPERM for
+# SET, PARK and UNPARK, and may GET and dump.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok netlink-errors "modprobe hdprotect failed"; exit 1; }
+nullb_make nbx 1 || { not_ok netlink-errors "cannot make null_blk disk nbx"; exit 1; }
+H=/config/hdprotect/nbx
+mkdir $H
+echo 1 >$H/enable
+echo 7 >$H/timeout
+
+# state: what must not change (the item's values and counters).
+state() {
+	echo "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(cat $H/stats)"
+}
+before=$(state)
+
+# Requests go through one `hdp-nl batch` each group: a program takes
+# about a second to start in the emulated guest.
+# expect_errs [--as-uid=UID] < "NAME ERRNO REQUEST..." lines: each request
+# fails with ERRNO and an extended-ACK message; nothing changed.
+expect_errs() {
+	cat >/tmp/err.spec
+	cut -d' ' -f3- /tmp/err.spec | hdp-nl "$@" batch >/tmp/err.out 2>&1
+	awk '/^> / { if (n) print last; n++; next } { last = $0 } END { if (n) print last }' \
+		/tmp/err.out >/tmp/err.last
+	_i=0
+	while read -r _n _e _req; do
+		_i=$((_i + 1))
+		_last=$(sed -n "${_i}p" /tmp/err.last)
+		if [ "${_last%%:*}" != "$_e" ]; then
+			not_ok "$_n" "hdp-nl $_req: got '$_last', want $_e"
+		elif [ "${_last#*: }" = "-" ] || [ "${_last#*: }" = "$_last" ]; then
+			not_ok "$_n" "hdp-nl $_req: $_e without an extended-ACK message"
+		else
+			ok "$_n"
+		fi
+	done </tmp/err.spec
+	expect_eq "state-unchanged-after-$(head -n 1 /tmp/err.spec | cut -d' ' -f1)-group" "$(state)" "$before"
+}
+
+# Attribute numbers, from include/uapi/linux/hdprotect.h.
+A_DISK=2 A_ENABLED=5 A_TIMEOUT=6 A_METHOD=7 A_RESULT=11
+GET=1 SET=2 PARK=3 UNPARK=4
+
+expect_errs <<EOR
+get-without-disk EINVAL get
+set-without-disk EINVAL raw $SET u8:$A_ENABLED:1
+set-nothing-to-set EINVAL raw $SET s:$A_DISK:nbx
+get-no-item ENOENT get nby
+park-no-item ENOENT park nby
+disk-as-u32-padded-string ENOENT raw $GET u32:$A_DISK:1
+enabled-as-u32 EINVAL raw $SET s:$A_DISK:nbx u32:$A_ENABLED:1
+timeout-as-u8 EINVAL raw $SET s:$A_DISK:nbx u8:$A_TIMEOUT:5
+timeout-as-u64 EINVAL raw $PARK s:$A_DISK:nbx u64:$A_TIMEOUT:5
+enabled-2 ERANGE set nbx enabled=2
+method-3 ERANGE set nbx method=3
+set-timeout-0 ERANGE set nbx timeout=0
+set-timeout-30001 ERANGE set nbx timeout=30001
+park-timeout-0 ERANGE park nbx timeout=0
+park-timeout-30001 ERANGE park nbx timeout=30001
+park-all-timeout-30001 ERANGE park timeout=30001
+disk-name-too-long EINVAL raw $GET s:$A_DISK:nbxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+disk-name-not-terminated EINVAL raw $GET n:$A_DISK:nbx
+disk-name-empty-attribute EINVAL raw $GET rep:$A_DISK:0:x
+unknown-attribute EINVAL raw $SET s:$A_DISK:nbx u8:99:1
+attribute-of-another-command EINVAL raw $SET s:$A_DISK:nbx u32:$A_RESULT:0
+reply-attribute-in-park EINVAL raw $PARK s:$A_DISK:nbx flag:22
+truncated-attribute EINVAL raw $SET s:$A_DISK:nbx u32:$A_TIMEOUT:5000 trunc:2
+unpark-no-item ENOENT unpark nby
+EOR
+echo 0 >$H/enable
+before=$(state)
+expect_errs <<EOR
+park-disabled EPERM park nbx
+EOR
+echo 1 >$H/enable
+before=$(state)
+
+# An unknown command: the genetlink core refuses it before the family
+# sees it, with EOPNOTSUPP and no message of its own.
+out=$(hdp-nl raw 99 s:$A_DISK:nbx | tail -n 1)
+expect_eq unknown-command-refused "${out%%:*} $(state)" "EOPNOTSUPP $before"
+out=$(hdp-nl raw 5 s:$A_DISK:nbx | tail -n 1)
+expect_eq event-is-no-request "${out%%:*} $(state)" "EOPNOTSUPP $before"
+
+# A method the device lacks: ahci0 has no unload (QEMU's IDENTIFY).
+sda=$(disk ahci0)
+mkdir /config/hdprotect/$sda
+m0=$(cat /config/hdprotect/$sda/method)
+t0=$(cat /config/hdprotect/$sda/timeout)
+out=$(hdp-nl set $sda method=unload timeout=9000 | tail -n 1)
+expect_eq set-unsupported-method-changes-nothing \
+	"${out%%:*} $(cat /config/hdprotect/$sda/method) $(cat /config/hdprotect/$sda/timeout)" \
+	"EOPNOTSUPP $m0 $t0"
+rmdir /config/hdprotect/$sda
+
+# A plain user: EPERM for SET, PARK, UNPARK, with a message; GET and
+# dump work.
+expect_errs --as-uid=65534 <<EOR
+nonroot-set EPERM set nbx enabled=0
+nonroot-park EPERM park nbx
+nonroot-park-all EPERM park
+nonroot-unpark EPERM unpark nbx
+EOR
+expect_eq nonroot-get "$(hdp-nl --as-uid=65534 get nbx | tail -n 1)" ok
+expect_eq nonroot-dump "$(hdp-nl --as-uid=65534 dump | grep -c 'disk=nbx')" 1
+
+expect_eq nothing-changed "$(state)" "$before"
+rmdir $H
+nullb_remove nbx

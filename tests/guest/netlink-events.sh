@@ -1,0 +1,152 @@
+# Every state change, whatever caused it, gives exactly one event on the
+# "events" group, with the right reason, numbered without a gap; listeners
+# need no privilege. Sources: configfs, netlink, libata's unload_heads,
+# the deadline, disable, rmdir, disk removal. Then 8 unprivileged
+# listeners each receive every event of 1000 parks and unparks.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok netlink-events "modprobe hdprotect failed"; exit 1; }
+nullb_make nbe 1 || { not_ok netlink-events "cannot make null_blk disk nbe"; exit 1; }
+H=/config/hdprotect/nbe
+sda=$(disk ahci0)
+U=/sys/block/$sda/device/unload_heads
+
+# wait_file FILE: up to 10 s for FILE to appear.
+wait_file() {
+	_i=0
+	while [ ! -e "$1" ] && [ $_i -lt 100 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	[ -e "$1" ]
+}
+
+# The expected events, in order: "event disk reason [detail]".
+cat >/tmp/ev.want <<EOW
+added nbe request
+changed nbe request enabled=1
+changed nbe request timeout_ms=2000
+parked nbe request park_ms=1000
+parked nbe request renewed=1
+unparked nbe timeout
+parked nbe request park_ms=5000
+unparked nbe request
+changed nbe request method=standby
+parked nbe request park_ms=5000
+unparked nbe disable
+changed nbe request enabled=0
+parked $sda unload_heads result=-5
+unparked $sda unload_heads
+changed nbe request enabled=1
+parked nbe request park_ms=5000
+unparked nbe disable
+changed nbe request enabled=0
+removed nbe request
+changed nbe request timeout_ms=5000
+changed nbe request method=auto
+added nbe request
+changed nbe request enabled=1
+parked nbe request park_ms=5000
+unparked nbe removal
+removed nbe removal
+removed nbe request
+EOW
+n=$(wc -l </tmp/ev.want)
+
+rm -f /tmp/ev.ready
+hdp-nl --as-uid=65534 listen count=$n timeout=30 ready=/tmp/ev.ready check-seq >/tmp/ev.out 2>/tmp/ev.err &
+lpid=$!
+wait_file /tmp/ev.ready || not_ok events-listener-ready "the listener did not subscribe in 10 s: $(cat /tmp/ev.err)"
+
+mkdir $H                                 # added
+echo 1 >$H/enable                        # changed enabled
+echo 2 >$H/timeout                       # changed timeout
+echo 1 >$H/enable                        # no change, no event
+echo 1 >$H/park                          # parked (configfs)
+echo 1 >$H/park                          # renewed
+msleep 1600                              # unparked by the deadline
+hdp-nl park nbe timeout=5000 >/dev/null  # parked (netlink)
+hdp-nl unpark nbe >/dev/null             # unparked (netlink)
+hdp-nl unpark nbe >/dev/null             # not parked: no event
+hdp-nl set nbe method=standby >/dev/null # changed method
+echo 5 >$H/park
+echo 0 >$H/enable                        # unparked by disable, changed
+echo -1 >$U                              # allow unload (not in QEMU's IDENTIFY)
+echo 1000 >$U 2>/dev/null                # unload_heads: refused by QEMU
+echo 0 >$U                               # unparked through unload_heads
+echo -2 >$U
+echo 1 >$H/enable
+echo 5 >$H/park
+rmdir $H                                 # unparked, changed, removed
+mkdir $H                                 # defaults again, added
+echo 1 >$H/enable
+echo 5 >$H/park
+nullb_remove nbe                         # unparked and removed: disk gone
+rmdir $H                                 # removed (the item)
+
+wait $lpid
+st=$?
+expect_eq events-listener-unprivileged-complete "$st $(tail -n 1 /tmp/ev.out | cut -d' ' -f1-2)" "0 events=$n"
+if [ -s /tmp/ev.err ]; then
+	not_ok events-no-gap "$(cat /tmp/ev.err)"
+else
+	ok events-no-gap
+fi
+
+# Compare event by event: type, disk, reason, and the detail asked for.
+grep '^event=' /tmp/ev.out >/tmp/ev.got
+i=0
+while IFS= read -r want; do
+	i=$((i + 1))
+	got=$(sed -n "${i}p" /tmp/ev.got)
+	set -- $want
+	bad=
+	case " $got " in *" event=$1 "*) ;; *) bad=1 ;; esac
+	case " $got " in *" disk=$2 "*) ;; *) bad=1 ;; esac
+	case " $got " in *" reason=$3 "*) ;; *) bad=1 ;; esac
+	if [ -n "${4:-}" ]; then
+		case " $got " in *" $4 "*) ;; *) bad=1 ;; esac
+	fi
+	if [ -z "$bad" ]; then
+		ok "event-$i-$1-$3"
+	else
+		not_ok "event-$i-$1-$3" "want '$want', got '$got'"
+	fi
+done </tmp/ev.want
+expect_eq events-exactly-these "$(wc -l </tmp/ev.got)" "$n"
+
+# Every event carries the timestamps and the dev_t; a park's completion
+# follows its request.
+bad=$(awk '/event=parked/ && !/renewed=1/ {
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	if (v["request_ns"] <= 0 || v["complete_ns"] < v["request_ns"] ||
+	    v["deadline_ns"] <= v["complete_ns"] || v["devt"] !~ /^[0-9]+:[0-9]+$/)
+		print
+}' /tmp/ev.got)
+if [ -z "$bad" ]; then
+	ok events-park-timestamps
+else
+	not_ok events-park-timestamps "$bad"
+fi
+
+# 8 listeners, unprivileged, and 1000 parks and unparks through configfs.
+nullb_make nbe 1 || { not_ok events-stress "cannot make null_blk disk nbe"; exit 1; }
+mkdir $H
+echo 1 >$H/enable
+rm -f /tmp/evs.ready
+hdp-nl --as-uid=65534 listeners 8 count=2000 timeout=60 ready=/tmp/evs.ready \
+	>/tmp/evs.out 2>&1 &
+lpid=$!
+wait_file /tmp/evs.ready || not_ok events-stress-ready "listeners not subscribed in 10 s"
+i=0
+while [ $i -lt 1000 ]; do
+	echo 1 >$H/park
+	echo 0 >$H/park
+	i=$((i + 1))
+done
+wait $lpid
+st=$?
+expect_eq events-8-listeners-each-get-2000 "$st $(grep '^listeners=' /tmp/evs.out)" \
+	"0 listeners=8 complete=8 failed=0"
+rmdir $H
+nullb_remove nbe

@@ -1,0 +1,37 @@
+# 100,000 random messages against the family (random commands, flags,
+# attributes, types and lengths, fixed seed): the debug kernel stays
+# silent (the host checks the console) and the state still agrees with
+# configfs.
+. ./lib.sh
+
+SEED=${HDP_FUZZ_SEED:-20261203}
+COUNT=${HDP_FUZZ_COUNT:-100000}
+modprobe hdprotect || { not_ok netlink-fuzz "modprobe hdprotect failed"; exit 1; }
+for n in nbf nbg; do
+	nullb_make $n 1 || { not_ok netlink-fuzz "cannot make null_blk disk $n"; exit 1; }
+	mkdir /config/hdprotect/$n
+done
+echo 1 >/config/hdprotect/nbf/enable
+
+out=$(hdp-nl fuzz seed=$SEED count=$COUNT disk=nbf disk=nbg disk=nbh 2>&1)
+st=$?
+echo "$out"
+case "$st $(echo "$out" | tail -n 1)" in
+"0 fuzz done sent=$COUNT "*) ok "fuzz-$COUNT-messages-seed-$SEED" ;;
+*) not_ok "fuzz-$COUNT-messages-seed-$SEED" "exit $st: $(echo "$out" | tail -n 3)" ;;
+esac
+
+hdp-nl unpark >/dev/null
+# field LINE KEY
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+for n in nbf nbg; do
+	H=/config/hdprotect/$n
+	g=$(hdp-nl get $n)
+	expect_eq "fuzz-$n-netlink-agrees-with-configfs" \
+		"$(field "$g" enabled) $(($(field "$g" timeout_ms) / 1000)) $(field "$g" method) $(field "$g" state) $(field "$g" parks) $(field "$g" failures)" \
+		"$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(stat_of $H parks) $(stat_of $H failures)"
+	expect_eq "fuzz-$n-idle-after-unpark" "$(cat $H/state)" idle
+	expect_eq "fuzz-$n-no-dispatch-while-parked" "$(cat /config/nullb/$n/parked_dispatch)" 0
+	rmdir $H
+	nullb_remove $n
+done
