@@ -13,6 +13,9 @@
  *                                  n:TYPE:TEXT (no NUL), u8|u16|u32|u64:TYPE:V,
  *                                  flag:TYPE, rep:TYPE:N:C, trunc:K, ver:V, dump
  *   hdp-nl listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]
+ *                 [stall=FILE]     stall: read nothing until FILE exists,
+ *                                  with the smallest buffer; success if
+ *                                  the kernel dropped events (overrun)
  *   hdp-nl listeners N count=M [timeout=S] [ready=FILE] [latency]
  *   hdp-nl fuzz seed=S count=N [disk=NAME]...
  *   hdp-nl batch                   the requests of standard input, one per
@@ -61,6 +64,7 @@ static const char usage_text[] =
 	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
 	"                            trunc:K ver:V dump\n"
 	"  listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]\n"
+	"         [stall=FILE]\n"
 	"  listeners N count=M [timeout=S] [ready=FILE] [latency]\n"
 	"  fuzz seed=S count=N [disk=NAME]...\n"
 	"  batch                     requests from standard input, one per line\n";
@@ -99,6 +103,7 @@ struct listen {
 	int check_seq, quiet, latency;
 	const char *prefix;	/* "" or "child I " */
 	const char *lat_file;	/* write the samples there (children) */
+	const char *stall;	/* read nothing until this file exists */
 	int family;
 	unsigned long events, gaps, overruns;
 	uint64_t first_seq, last_seq;
@@ -984,7 +989,8 @@ static int listen_run(struct listen *l)
 		return 1;
 	l->family = h.family;
 	nl_socket_disable_seq_check(h.sk);
-	ret = nl_socket_set_buffer_size(h.sk, 4 << 20, 0);
+	/* A stalled listener gets the smallest buffer the kernel allows. */
+	ret = nl_socket_set_buffer_size(h.sk, l->stall ? 1 : 4 << 20, 0);
 	if (ret < 0)
 		fprintf(stderr, PROG ": buffer size: %s\n", nl_geterror(ret));
 	ret = nl_socket_add_membership(h.sk, h.group);
@@ -998,6 +1004,8 @@ static int listen_run(struct listen *l)
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq_cb, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, event_cb, l);
 	pfd.fd = nl_socket_get_fd(h.sk);
+	while (l->stall && access(l->stall, F_OK) < 0)
+		usleep(100000);
 	while (!l->count || (long)l->events < l->count) {
 		ret = poll(&pfd, 1, l->timeout_s * 1000);
 		if (ret < 0 && errno == EINTR)
@@ -1024,13 +1032,17 @@ static int listen_run(struct listen *l)
 	}
 	if (timed_out && l->count)
 		fprintf(stderr, "%stimeout after %lu events\n", l->prefix, l->events);
-	printf("%sevents=%lu gaps=%lu first_seq=%" PRIu64 " last_seq=%" PRIu64 "\n",
-	       l->prefix, l->events, l->gaps, l->first_seq, l->last_seq);
+	printf("%sevents=%lu gaps=%lu first_seq=%" PRIu64 " last_seq=%" PRIu64
+	       " overruns=%lu\n", l->prefix, l->events, l->gaps, l->first_seq,
+	       l->last_seq, l->overruns);
 	if (l->latency)
 		samples_print(l->prefix, &l->lat);
 	if (l->latency && l->lat_file)
 		save_samples(l);
-	code = (timed_out && l->count) || l->gaps || l->overruns || l->bad;
+	if (l->stall)	/* success: the kernel dropped events, it did not wait */
+		code = !l->overruns || l->bad;
+	else
+		code = (timed_out && l->count) || l->gaps || l->overruns || l->bad;
 out:
 	if (cb)
 		nl_cb_put(cb);
@@ -1063,6 +1075,8 @@ static int listen_opts(struct listen *l, int argc, char **argv, int listeners)
 			l->check_seq = 1;
 		} else if (!listeners && !strcmp(argv[i], "quiet")) {
 			l->quiet = 1;
+		} else if (!listeners && (v = opt(argv[i], "stall"))) {
+			l->stall = v;
 		} else {
 			return -1;
 		}

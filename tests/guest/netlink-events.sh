@@ -129,15 +129,22 @@ else
 	not_ok events-park-timestamps "$bad"
 fi
 
-# 8 listeners, unprivileged, and 1000 parks and unparks through configfs.
+# 8 listeners, unprivileged, and 1000 parks and unparks through configfs;
+# a ninth listener reads nothing until the end, with the smallest buffer:
+# the kernel drops its events (it overruns) rather than wait for it, so
+# neither the parks nor the other listeners are held up.
 nullb_make nbe 1 || { not_ok events-stress "cannot make null_blk disk nbe"; exit 1; }
 mkdir $H
 echo 1 >$H/enable
-rm -f /tmp/evs.ready
+rm -f /tmp/evs.ready /tmp/stall.ready /tmp/stall.go
+hdp-nl --as-uid=65534 listen timeout=3 ready=/tmp/stall.ready stall=/tmp/stall.go quiet \
+	>/tmp/stall.out 2>&1 &
+spid=$!
 hdp-nl --as-uid=65534 listeners 8 count=2000 timeout=60 ready=/tmp/evs.ready \
 	>/tmp/evs.out 2>&1 &
 lpid=$!
 wait_file /tmp/evs.ready || not_ok events-stress-ready "listeners not subscribed in 10 s"
+wait_file /tmp/stall.ready || not_ok events-stall-ready "stalled listener not subscribed in 10 s"
 i=0
 while [ $i -lt 1000 ]; do
 	echo 1 >$H/park
@@ -148,5 +155,13 @@ wait $lpid
 st=$?
 expect_eq events-8-listeners-each-get-2000 "$st $(grep '^listeners=' /tmp/evs.out)" \
 	"0 listeners=8 complete=8 failed=0"
+expect_eq events-1000-parks-done-beside-a-stalled-listener "$(stat_of $H parks)" 1000
+touch /tmp/stall.go
+wait $spid
+st=$?
+case "$st $(grep '^events=' /tmp/stall.out)" in
+"0 events="*" overruns="[1-9]*) ok events-stalled-listener-overruns ;;
+*) not_ok events-stalled-listener-overruns "exit $st: $(cat /tmp/stall.out)" ;;
+esac
 rmdir $H
 nullb_remove nbe
