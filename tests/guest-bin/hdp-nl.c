@@ -5,7 +5,11 @@
  *
  *   hdp-nl [--as-uid=UID] COMMAND ...
  *   hdp-nl get [DISK]              GET (no DISK: no attribute, no dump)
- *   hdp-nl dump                    GET with NLM_F_DUMP
+ *   hdp-nl dump [DISK] [pause=FILE]   GET with NLM_F_DUMP; pause: read
+ *                                  4 KiB at a time, and after the first
+ *                                  reply make FILE.ready and wait for
+ *                                  FILE.go; an NLM_F_DUMP_INTR reply
+ *                                  prints "dump-interrupted" before "ok"
  *   hdp-nl set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]
  *   hdp-nl park [DISK...] [timeout=MS]   several disks: parked one after another
  *   hdp-nl unpark [DISK]
@@ -17,7 +21,10 @@
  *                                  with the smallest buffer; success if
  *                                  the kernel dropped events (overrun)
  *   hdp-nl listeners N count=M [timeout=S] [ready=FILE] [latency]
- *   hdp-nl fuzz seed=S count=N [disk=NAME]...
+ *   hdp-nl fuzz seed=S count=N [disk=NAME]...   ends with "fuzz model
+ *                                  disk=D k=v..." per disk (what the
+ *                                  accepted SETs set last, which the
+ *                                  kernel must show), then "fuzz done ..."
  *   hdp-nl batch                   the requests of standard input, one per
  *                                  line, each output after "> REQUEST"
  *
@@ -58,7 +65,8 @@
 
 static const char usage_text[] =
 	"usage: hdp-nl [--as-uid=UID] COMMAND ...\n"
-	"  get [DISK] | dump | unpark [DISK] | park [DISK...] [timeout=MS]\n"
+	"  get [DISK] | dump [DISK] [pause=FILE] | unpark [DISK]\n"
+	"  park [DISK...] [timeout=MS]\n"
 	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]\n"
 	"  raw CMD [FLAGS] SPEC...   SPEC: s:TYPE:TEXT n:TYPE:TEXT u8:TYPE:V u16:TYPE:V\n"
 	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
@@ -85,6 +93,8 @@ struct rx {
 	int noanswer;		/* nothing within the wait */
 	int error;		/* 0 or a negative errno */
 	int bad;		/* a reply did not parse */
+	int intr;		/* a dump reply had NLM_F_DUMP_INTR */
+	const char *pause;	/* wait on this file after the first reply */
 	char ext[256];		/* extended ACK message, "" if none */
 };
 
@@ -400,13 +410,47 @@ static int seq_cb(struct nl_msg *msg, void *arg)
 	return nlmsg_hdr(msg)->nlmsg_seq == rx->seq ? NL_OK : NL_SKIP;
 }
 
-/* A reply: print it if asked to. */
+/*
+ * Make PAUSE.ready, then wait up to 60 s for PAUSE.go; -1 if it did not
+ * come.
+ */
+static int pause_on(const char *pause)
+{
+	char path[4096];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s.ready", pause);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s.go", pause);
+	for (i = 0; i < 6000; i++) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		poll(NULL, 0, 10);
+	}
+	fprintf(stderr, PROG ": %s did not appear within 60 s\n", path);
+	return -1;
+}
+
+/* A reply: print it if asked to; pause after the first if asked to. */
 static int valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct rx *rx = arg;
 
+	if (nlmsg_hdr(msg)->nlmsg_flags & NLM_F_DUMP_INTR)
+		rx->intr = 1;
 	if (rx->print && print_reply(nlmsg_hdr(msg), rx->family) < 0)
 		rx->bad = 1;
+	if (rx->pause) {
+		fflush(stdout);
+		if (pause_on(rx->pause) < 0)
+			rx->bad = 1;
+		rx->pause = NULL;
+	}
 	return NL_OK;
 }
 
@@ -579,6 +623,8 @@ static int print_outcome(const struct rx *rx)
 		return 1;
 	}
 	if (!rx->error) {
+		if (rx->intr)
+			puts("dump-interrupted");
 		puts("ok");
 		return rx->bad;
 	}
@@ -639,10 +685,62 @@ static int cmd_get(int argc, char **argv)
 	return cmd_simple(argc, argv, HDP_CMD_GET, 0);
 }
 
-/* dump */
+/*
+ * dump [DISK] [pause=FILE]: with pause, the socket reads 4 KiB at a time,
+ * so that the kernel builds the dump in parts of at most 4 KiB.
+ */
 static int cmd_dump(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, HDP_CMD_GET, NLM_F_DUMP);
+	struct rx rx = { .print = 1 };
+	const char *disk = NULL, *v;
+	struct nl_msg *msg;
+	struct hdp h;
+	int i, code;
+
+	for (i = 1; i < argc; i++) {
+		if ((v = opt(argv[i], "pause")) && *v)
+			rx.pause = v;
+		else if (!disk && !strchr(argv[i], '='))
+			disk = argv[i];
+		else
+			return usage();
+	}
+	msg = new_msg(4096, NLM_F_DUMP, HDP_CMD_GET, HDP_GENL_VERSION);
+	if (!msg)
+		return 1;
+	if (disk && nla_put_string(msg, HDP_A_DISK, disk) < 0) {
+		nlmsg_free(msg);
+		return usage();
+	}
+	if (hdp_open(&h, 0) < 0) {
+		nlmsg_free(msg);
+		return 1;
+	}
+	/*
+	 * The kernel sizes a dump's parts by the largest read the socket
+	 * ever made: the family's resolution read more, so dump on a new
+	 * socket that has only ever read 4 KiB at a time.
+	 */
+	if (rx.pause) {
+		struct nl_sock *sk = nl_socket_alloc();
+
+		if (!sk || genl_connect(sk) < 0) {
+			fprintf(stderr, PROG ": cannot open a generic netlink socket\n");
+			nl_socket_free(sk);
+			nl_socket_free(h.sk);
+			nlmsg_free(msg);
+			return 1;
+		}
+		nl_socket_disable_msg_peek(sk);
+		nl_socket_set_msg_buf_size(sk, 4096);
+		nl_socket_free(h.sk);
+		h.sk = sk;
+	}
+	transact(&h, msg, &rx, -1);
+	nl_socket_free(h.sk);
+	nlmsg_free(msg);
+	code = print_outcome(&rx);
+	return code;
 }
 
 /* unpark [DISK] */
@@ -1194,10 +1292,20 @@ static int cmd_listeners(int argc, char **argv)
 	return complete == n && ready == n ? 0 : 1;
 }
 
-/* The fuzzer's private xorshift64* generator and its disk names. */
+/* What the accepted SET requests made of one disk's settings. */
+struct fuzz_model {
+	int has_enabled, has_timeout, has_method;
+	unsigned int enabled, timeout_ms, method;
+};
+
+/*
+ * The fuzzer's private xorshift64* generator, its disk names, and for
+ * each disk the settings the kernel must have after the run.
+ */
 struct fuzz {
 	uint64_t s;
 	const char **disks;
+	struct fuzz_model *model;
 	int ndisks;
 };
 
@@ -1331,12 +1439,51 @@ static int fuzz_attr(struct nl_msg *msg, struct fuzz *f, int cmd, int depth)
 	return nla_put(msg, type, len, buf);
 }
 
+/*
+ * A well-formed request (one message in eight): a command of the family
+ * with a disk of the list and valid values, so that the state changes
+ * often and the model of the SETs has something to check. Parks last
+ * 1..50 ms.
+ */
+static struct nl_msg *fuzz_wellformed(struct fuzz *f)
+{
+	int cmd = 1 + below(f, 4);
+	char disk[320];
+	struct nl_msg *msg;
+	int err = 0;
+
+	msg = new_msg(4096, 0, cmd, HDP_GENL_VERSION);
+	if (!msg)
+		return NULL;
+	rnd_disk(f, disk);
+	if (cmd != HDP_CMD_PARK && cmd != HDP_CMD_UNPARK ? 1 : below(f, 4))
+		err = nla_put_string(msg, HDP_A_DISK, disk);
+	if (cmd == HDP_CMD_SET) {
+		if (below(f, 2))
+			err = err ?: nla_put_u8(msg, HDP_A_ENABLED, below(f, 2));
+		if (below(f, 2))
+			err = err ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, 1 + below(f, 50));
+		if (below(f, 2))
+			err = err ?: nla_put_u8(msg, HDP_A_METHOD, below(f, 3));
+	}
+	if (cmd == HDP_CMD_PARK && below(f, 2))
+		err = err ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, 1 + below(f, 50));
+	if (err) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
 /* A random message: command, flags, version, attributes, truncation. */
 static struct nl_msg *fuzz_msg(struct fuzz *f)
 {
 	int cmd = below(f, 5) ? 1 + below(f, 4) : below(f, 9);
 	int flags = 0, ver = HDP_GENL_VERSION, n, attrs;
 	struct nl_msg *msg;
+
+	if (!below(f, 8))
+		return fuzz_wellformed(f);
 
 	n = below(f, 10);
 	if (n < 2)
@@ -1355,6 +1502,62 @@ static struct nl_msg *fuzz_msg(struct fuzz *f)
 	if (attrs > 0 && !below(f, 10))
 		nlmsg_hdr(msg)->nlmsg_len -= 1 + below(f, attrs < 8 ? attrs : 8);
 	return msg;
+}
+
+/*
+ * The kernel accepted MSG: if it is a SET, note in the model what it set.
+ * A message the kernel accepted is well-formed at its (maybe truncated)
+ * length, and where an attribute repeats, the last one counts, in the
+ * kernel as in nla_parse().
+ */
+static void fuzz_accepted(struct fuzz *f, struct nl_msg *msg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[HDP_A_MAX + 1];
+	struct fuzz_model *m = NULL;
+	int i;
+
+	if (gnlh->cmd != HDP_CMD_SET || (nlh->nlmsg_flags & NLM_F_DUMP) ||
+	    genlmsg_parse(nlh, 0, tb, HDP_A_MAX, NULL) < 0 || !tb[HDP_A_DISK])
+		return;
+	for (i = 0; i < f->ndisks; i++)
+		if (!strcmp(nla_data(tb[HDP_A_DISK]), f->disks[i]))
+			m = &f->model[i];
+	if (!m)
+		return;
+	if (tb[HDP_A_ENABLED]) {
+		m->has_enabled = 1;
+		m->enabled = nla_get_u8(tb[HDP_A_ENABLED]);
+	}
+	if (tb[HDP_A_TIMEOUT_MS]) {
+		m->has_timeout = 1;
+		m->timeout_ms = nla_get_u32(tb[HDP_A_TIMEOUT_MS]);
+	}
+	if (tb[HDP_A_METHOD]) {
+		m->has_method = 1;
+		m->method = nla_get_u8(tb[HDP_A_METHOD]);
+	}
+}
+
+/* Print the model: "fuzz model disk=D [enabled=E] [timeout_ms=T] [method=M]". */
+static void fuzz_print_model(const struct fuzz *f)
+{
+	const struct fuzz_model *m;
+	int i;
+
+	for (i = 0; i < f->ndisks; i++) {
+		m = &f->model[i];
+		printf("fuzz model disk=%s", f->disks[i]);
+		if (m->has_enabled)
+			printf(" enabled=%u", m->enabled);
+		if (m->has_timeout)
+			printf(" timeout_ms=%u", m->timeout_ms);
+		if (m->has_method)
+			printf(" method=%s", m->method < ARRAY_SIZE(method_names) ?
+			       method_names[m->method] : "?");
+		printf("\n");
+	}
 }
 
 /* Seed the fuzzer's generator with splitmix64 of SEED (never 0). */
@@ -1385,8 +1588,12 @@ static int cmd_fuzz(int argc, char **argv)
 	size_t j;
 
 	f.disks = calloc(argc, sizeof(*f.disks));
-	if (!f.disks)
+	f.model = calloc(argc, sizeof(*f.model));
+	if (!f.disks || !f.model) {
+		free(f.disks);
+		free(f.model);
 		return 1;
+	}
 	for (i = 1; i < argc && !err; i++) {
 		if ((v = opt(argv[i], "seed"))) {
 			err = parse_num(v, 64, &seed);
@@ -1401,6 +1608,7 @@ static int cmd_fuzz(int argc, char **argv)
 	}
 	if (err || !have_seed || !have_count) {
 		free(f.disks);
+		free(f.model);
 		return usage();
 	}
 	printf("fuzz seed=%" PRIu64 " count=%" PRIu64 "\n", seed, count);
@@ -1408,6 +1616,7 @@ static int cmd_fuzz(int argc, char **argv)
 	fuzz_seed(&f, seed);
 	if (hdp_open(&h, 0) < 0) {
 		free(f.disks);
+		free(f.model);
 		return 1;
 	}
 	if (setsockopt(nl_socket_get_fd(h.sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
@@ -1417,6 +1626,8 @@ static int cmd_fuzz(int argc, char **argv)
 		msg = fuzz_msg(&f);
 		if (msg) {
 			transact(&h, msg, &rx, FUZZ_WAIT_MS);
+			if (!rx.noanswer && !rx.error)
+				fuzz_accepted(&f, msg);
 			nlmsg_free(msg);
 		} else {
 			rx.error = -ENOMEM;
@@ -1429,11 +1640,13 @@ static int cmd_fuzz(int argc, char **argv)
 			;
 		tally[j]++;		/* tally[nerrs]: other */
 	}
+	fuzz_print_model(&f);
 	printf("fuzz done sent=%" PRIu64 " ok=%lu einval=%lu erange=%lu eperm=%lu enoent=%lu "
 	       "enodev=%lu eopnotsupp=%lu other=%lu noanswer=%lu\n", sent, tally[0],
 	       tally[1], tally[2], tally[3], tally[4], tally[5], tally[6], tally[7], tally[8]);
 	nl_socket_free(h.sk);
 	free(f.disks);
+	free(f.model);
 	return 0;
 }
 

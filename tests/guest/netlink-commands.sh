@@ -22,6 +22,21 @@ else
 	not_ok genl-ctrl-list-shows-family-and-group "genl ctrl list: $out"
 fi
 
+# The family lives in the initial network namespace only: from a new
+# one, it does not resolve and `genl ctrl list` does not show it.
+out=$(unshare -n hdp-nl get nbn 2>&1)
+st=$?
+case "$st $out" in
+"1 "*"family hdprotect not found"*) ok family-not-in-other-netns ;;
+*) not_ok family-not-in-other-netns "unshare -n hdp-nl get nbn: exit $st, '$out'" ;;
+esac
+out=$(unshare -n genl ctrl list 2>&1)
+if echo "$out" | grep -q 'Name: nlctrl' && ! echo "$out" | grep -q 'Name: hdprotect'; then
+	ok genl-ctrl-list-in-other-netns-lacks-family
+else
+	not_ok genl-ctrl-list-in-other-netns-lacks-family "unshare -n genl ctrl list: $out"
+fi
+
 # field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 

@@ -42,9 +42,9 @@ parked nbe request park_ms=5000
 unparked nbe disable
 changed nbe request enabled=0
 removed nbe request
+added nbe request
 changed nbe request timeout_ms=5000
 changed nbe request method=auto
-added nbe request
 changed nbe request enabled=1
 parked nbe request park_ms=5000
 unparked nbe removal
@@ -78,7 +78,7 @@ echo -2 >$U
 echo 1 >$H/enable
 echo 5 >$H/park
 rmdir $H                                 # unparked, changed, removed
-mkdir $H                                 # defaults again, added
+mkdir $H                                 # added, then the defaults again
 echo 1 >$H/enable
 echo 5 >$H/park
 nullb_remove nbe                         # unparked and removed: disk gone

@@ -1,7 +1,9 @@
 # 100,000 random messages against the family (random commands, flags,
-# attributes, types and lengths, fixed seed): the debug kernel stays
-# silent (the host checks the console) and the state still agrees with
-# configfs.
+# attributes, types and lengths, fixed seed; one in eight a well-formed
+# request with valid values, so that the state keeps changing): the debug
+# kernel stays silent (the host checks the console); each disk's settings
+# are what the accepted SET requests made them, so no refused message
+# changed one; and the state agrees with configfs.
 . ./lib.sh
 
 SEED=${HDP_FUZZ_SEED:-20261203}
@@ -27,6 +29,17 @@ field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 for n in nbf nbg; do
 	H=/config/hdprotect/$n
 	g=$(hdp-nl get $n)
+	# The fuzzer's model: the last accepted SET of each setting.
+	model=$(echo "$out" | sed -n "s/^fuzz model disk=$n //p")
+	got=
+	for kv in $model; do
+		got="$got ${kv%%=*}=$(field "$g" "${kv%%=*}")"
+	done
+	case "$model" in
+	*enabled=*timeout_ms=*method=*)
+		expect_eq "fuzz-$n-settings-are-the-accepted-sets" "${got# }" "$model" ;;
+	*) skip "fuzz-$n-settings-are-the-accepted-sets" "the run set not every setting: '$model'" ;;
+	esac
 	expect_eq "fuzz-$n-netlink-agrees-with-configfs" \
 		"$(field "$g" enabled) $(($(field "$g" timeout_ms) / 1000)) $(field "$g" method) $(field "$g" state) $(field "$g" parks) $(field "$g" failures)" \
 		"$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(stat_of $H parks) $(stat_of $H failures)"
