@@ -14,13 +14,93 @@ NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
 # headers as `make headers_install` installs them (qemu/build-kernel).
 GUEST_BIN := $(patsubst tests/guest-bin/%.c,build/guest-bin/%,$(wildcard tests/guest-bin/*.c))
 
+# libhdp and hdpctl: the library as build/libhdp/libhdp.so.1 (soname, only
+# the symbols of libhdp/libhdp.sym exported) and libhdp.a, the tool linked
+# to the shared library. `make install` honours DESTDIR and PREFIX.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+HDP_VERSION := 1.0.0
+LIB_SRC := $(wildcard libhdp/*.c)
+LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
+LIB_OBJ := $(patsubst libhdp/%.c,build/libhdp/obj/%.o,$(LIB_SRC))
+LIB_CFLAGS = $(WARN) $(CFLAGS) -I build/uapi/include -I libhdp $(NL_CFLAGS)
+LIB_SO := build/libhdp/libhdp.so.$(HDP_VERSION)
+GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
+GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
+
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
-	initramfs-test initramfs-lean guest-bin run check check-host bench clean help
+	initramfs-test initramfs-lean guest-bin run check check-host bench clean help \
+	lib hdpctl examples install stage
 .DEFAULT_GOAL := all
 
 all: deps
 	@qemu/build-kernel test
 	@qemu/build-kernel lean
+	@$(MAKE) --no-print-directory lib hdpctl examples
+
+# The library and the tool need the kernel's UAPI header, which the kernel
+# build installs (qemu/build-kernel); `make lib` builds the test kernel
+# first if it is missing.
+build/uapi/include/linux/hdprotect.h:
+	@qemu/build-kernel test
+
+lib: $(LIB_SO) build/libhdp/libhdp.a
+
+build/libhdp/pic/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+build/libhdp/obj/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB_SO): $(LIB_PIC) libhdp/libhdp.sym
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libhdp.so.1 -Wl,--version-script=libhdp/libhdp.sym \
+		-Wl,--no-undefined -o $@ $(LIB_PIC) $(NL_LIBS)
+	ln -sf libhdp.so.$(HDP_VERSION) build/libhdp/libhdp.so.1
+	ln -sf libhdp.so.1 build/libhdp/libhdp.so
+
+build/libhdp/libhdp.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+hdpctl: build/hdpctl/hdpctl
+
+build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -I libhdp -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp
+
+examples: build/libhdp/examples/hdp-applet
+
+build/libhdp/examples/hdp-applet: libhdp/examples/hdp-applet.c libhdp/hdp.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -I libhdp $(GLIB_CFLAGS) -o $@ $< -L build/libhdp -lhdp $(GLIB_LIBS)
+
+install: lib hdpctl
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0755 build/hdpctl/hdpctl $(DESTDIR)$(BINDIR)/hdpctl
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libhdp.so.$(HDP_VERSION) $(DESTDIR)$(LIBDIR)/libhdp.so.1
+	ln -sf libhdp.so.1 $(DESTDIR)$(LIBDIR)/libhdp.so
+	install -m 0644 build/libhdp/libhdp.a $(DESTDIR)$(LIBDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(HDP_VERSION)|' \
+		libhdp/libhdp.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libhdp.pc
+	install -m 0644 libhdp/hdp.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 libhdp/libhdp.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 hdpctl/hdpctl.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 hdpctl/hdpctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/hdpctl
+
+# What the guest gets: an install into build/stage with PREFIX=/usr (the
+# initramfs copies it), and the example listener.
+stage: lib hdpctl examples
+	rm -rf build/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/build/stage PREFIX=/usr
+	install -m 0755 build/libhdp/examples/hdp-applet build/stage/usr/bin/
 
 help:
 	@echo "make deps             install the Debian packages the project needs"
@@ -30,6 +110,9 @@ help:
 	@echo "make run              boot the lean kernel: demo, then a shell"
 	@echo "make check            run every test (TESTS='a b' for some guest tests)"
 	@echo "make bench            run the benchmarks on the lean kernel, print figures"
+	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
+	@echo "make examples         build libhdp's example listener (GLib)"
+	@echo "make install          install libhdp and hdpctl (DESTDIR, PREFIX=/usr/local)"
 	@echo "make clean            remove build/ (the compiler cache stays)"
 
 deps:
@@ -47,7 +130,7 @@ kernel-tree: deps
 export-patches:
 	@qemu/export-patches
 
-initramfs-test initramfs-lean: initramfs-%: kernel-% guest-bin
+initramfs-test initramfs-lean: initramfs-%: kernel-% guest-bin stage
 	@qemu/mkinitramfs $*
 
 guest-bin: $(GUEST_BIN)
@@ -58,7 +141,7 @@ build/guest-bin/%: tests/guest-bin/%.c | deps
 
 run: deps
 	@qemu/build-kernel lean
-	@$(MAKE) --no-print-directory guest-bin
+	@$(MAKE) --no-print-directory guest-bin stage
 	@qemu/mkinitramfs lean
 	@qemu/run --config lean --exec 'sh /hdp/demo' --shell; rc=$$?; \
 	echo; echo "Power commands the disks received (QEMU's trace, via tests/devtrace):"; \
@@ -66,7 +149,7 @@ run: deps
 
 check: deps
 	@qemu/build-kernel test
-	@$(MAKE) --no-print-directory guest-bin
+	@$(MAKE) --no-print-directory guest-bin stage
 	@qemu/mkinitramfs test
 	@tests/check $(TESTS)
 
@@ -77,11 +160,12 @@ check-host:
 # kernel, under TCG unless KVM works: figures are the emulator's.
 bench: deps
 	@qemu/build-kernel lean
-	@$(MAKE) --no-print-directory guest-bin
+	@$(MAKE) --no-print-directory guest-bin stage
 	@qemu/mkinitramfs lean
 	@qemu/run --config lean --quiet --timeout 1200 \
-		--exec 'sh /hdp/bench/park-latency.sh 200 && sh /hdp/bench/netlink-latency.sh 200'; rc=$$?; \
-	grep -E '^(park latency|configfs|unload_heads|park-latency|netlink latency|event latency|listeners=|park-all)' \
+		--exec 'sh /hdp/bench/park-latency.sh 200 && sh /hdp/bench/netlink-latency.sh 200 && \
+		sh /hdp/bench/hdpctl-park.sh 200'; rc=$$?; \
+	grep -E '^(park latency|configfs|unload_heads|park-latency|netlink latency|event latency|listeners=|park-all|hdpctl park)' \
 		build/runs/last/console.log | tr -d '\r'; exit $$rc
 
 clean:

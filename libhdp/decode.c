@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libhdp: decoding the kernel's messages, names of values, and error
+ * messages. Nothing here touches a socket.
+ *
+ * Attributes of a type this library does not know (a newer kernel's) are
+ * skipped: they parse against HDP_A_MAX as the library was built, and the
+ * parser ignores anything above it. An attribute the library knows but
+ * whose size is wrong makes the message malformed (-EBADMSG).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <linux/hdprotect.h>
+
+#include "hdp-internal.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define HDP_EXPORT	__attribute__((visibility("default")))
+
+static const struct nla_policy hdp_policy[HDP_A_MAX + 1] = {
+	[HDP_A_DISK]		= { .type = NLA_STRING },
+	[HDP_A_DEVT]		= { .type = NLA_U32 },
+	[HDP_A_STATE]		= { .type = NLA_U8 },
+	[HDP_A_ENABLED]		= { .type = NLA_U8 },
+	[HDP_A_TIMEOUT_MS]	= { .type = NLA_U32 },
+	[HDP_A_METHOD]		= { .type = NLA_U8 },
+	[HDP_A_METHODS]		= { .type = NLA_U32 },
+	[HDP_A_REMAINING_MS]	= { .type = NLA_U32 },
+	[HDP_A_LAST_METHOD]	= { .type = NLA_U8 },
+	[HDP_A_RESULT]		= { .type = NLA_U32 },
+	[HDP_A_PARKS]		= { .type = NLA_U64 },
+	[HDP_A_FAILURES]	= { .type = NLA_U64 },
+	[HDP_A_LAST_PARK_NS]	= { .type = NLA_U64 },
+	[HDP_A_REQUEST_NS]	= { .type = NLA_U64 },
+	[HDP_A_COMPLETE_NS]	= { .type = NLA_U64 },
+	[HDP_A_DEADLINE_NS]	= { .type = NLA_U64 },
+	[HDP_A_PARK_MS]		= { .type = NLA_U32 },
+	[HDP_A_REASON]		= { .type = NLA_U8 },
+	[HDP_A_EVENT]		= { .type = NLA_U8 },
+	[HDP_A_SEQ]		= { .type = NLA_U64 },
+	[HDP_A_RENEWED]		= { .type = NLA_FLAG },
+	[HDP_A_OUTCOME]		= { .type = NLA_NESTED },
+};
+
+static unsigned int get_u8(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u8(tb[type]) : 0;
+}
+
+static unsigned int get_u32(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : 0;
+}
+
+static uint64_t get_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+/* The disk's name, NUL-terminated and short enough; -EBADMSG if not. */
+static int get_name(struct nlattr **tb, char *name)
+{
+	struct nlattr *a = tb[HDP_A_DISK];
+
+	if (!a || nla_len(a) < 2 || nla_len(a) > HDP_NAME_MAX + 1)
+		return -EBADMSG;
+	memcpy(name, nla_data(a), nla_len(a));
+	return 0;
+}
+
+/* The disk's attributes, as GET replies and events carry them. */
+static int decode_disk_attrs(struct nlattr **tb, struct hdp_disk *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (get_name(tb, d->name))
+		return -EBADMSG;
+	/* The kernel encodes dev_t as stat(2) does for 32 bits. */
+	d->devt = (dev_t)get_u32(tb, HDP_A_DEVT);
+	d->state = (enum hdp_disk_state)get_u8(tb, HDP_A_STATE);
+	d->enabled = get_u8(tb, HDP_A_ENABLED);
+	d->timeout_ms = get_u32(tb, HDP_A_TIMEOUT_MS);
+	d->method = (enum hdp_park_method)get_u8(tb, HDP_A_METHOD);
+	d->methods = get_u32(tb, HDP_A_METHODS);
+	d->remaining_ms = get_u32(tb, HDP_A_REMAINING_MS);
+	d->last_method = (enum hdp_park_method)get_u8(tb, HDP_A_LAST_METHOD);
+	d->last_result = (int)get_u32(tb, HDP_A_RESULT);
+	d->parks = get_u64(tb, HDP_A_PARKS);
+	d->failures = get_u64(tb, HDP_A_FAILURES);
+	d->last_park_ns = get_u64(tb, HDP_A_LAST_PARK_NS);
+	d->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
+	d->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
+	d->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
+	return 0;
+}
+
+static int parse(const struct nlmsghdr *nlh, struct nlattr **tb)
+{
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
+		return -EBADMSG;
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, HDP_A_MAX,
+			  (struct nla_policy *)hdp_policy) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
+int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d)
+{
+	struct nlattr *tb[HDP_A_MAX + 1];
+
+	if (parse(nlh, tb))
+		return -EBADMSG;
+	return decode_disk_attrs(tb, d);
+}
+
+int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev)
+{
+	struct nlattr *tb[HDP_A_MAX + 1];
+	unsigned int type;
+
+	memset(ev, 0, sizeof(*ev));
+	if (parse(nlh, tb) || !tb[HDP_A_EVENT] || !tb[HDP_A_SEQ])
+		return -EBADMSG;
+	ev->seq = nla_get_u64(tb[HDP_A_SEQ]);
+	type = nla_get_u8(tb[HDP_A_EVENT]);
+	if (type < HDP_EV_PARKED || type > HDP_EV_CHANGED)
+		return 1;
+	if (decode_disk_attrs(tb, &ev->disk))
+		return -EBADMSG;
+	ev->type = (enum hdp_event_type)type;
+	ev->cause = (enum hdp_cause)get_u8(tb, HDP_A_REASON);
+	ev->result = ev->disk.last_result;
+	if (ev->type == HDP_EV_PARKED) {
+		ev->park_ms = get_u32(tb, HDP_A_PARK_MS);
+		ev->renewed = nla_get_flag(tb[HDP_A_RENEWED]);
+	}
+	return 0;
+}
+
+static int decode_outcome(struct nlattr *nest, struct hdp_outcome *o)
+{
+	struct nlattr *tb[HDP_A_MAX + 1];
+
+	if (nla_parse_nested(tb, HDP_A_MAX, nest,
+			     (struct nla_policy *)hdp_policy) < 0)
+		return -EBADMSG;
+	memset(o, 0, sizeof(*o));
+	if (get_name(tb, o->name))
+		return -EBADMSG;
+	o->devt = (dev_t)get_u32(tb, HDP_A_DEVT);
+	o->result = (int)get_u32(tb, HDP_A_RESULT);
+	o->method = (enum hdp_park_method)get_u8(tb, HDP_A_LAST_METHOD);
+	o->park_ms = get_u32(tb, HDP_A_PARK_MS);
+	o->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
+	o->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
+	o->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
+	return 0;
+}
+
+int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
+			size_t *n)
+{
+	struct nlattr *tb[HDP_A_MAX + 1], *a;
+	struct hdp_outcome *o = NULL;
+	size_t count = 0, i = 0;
+	int rem, err;
+
+	*out = NULL;
+	*n = 0;
+	if (parse(nlh, tb))
+		return -EBADMSG;
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
+		count += nla_type(a) == HDP_A_OUTCOME;
+	if (!count)
+		return 0;
+	o = calloc(count, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(a) != HDP_A_OUTCOME)
+			continue;
+		err = decode_outcome(a, &o[i++]);
+		if (err) {
+			free(o);
+			return err;
+		}
+	}
+	*out = o;
+	*n = count;
+	return 0;
+}
+
+uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
+			 uint64_t *first)
+{
+	uint64_t lost = 0;
+
+	if (*have && seq > *next) {
+		*first = *next;
+		lost = seq - *next;
+	}
+	if (!*have || seq >= *next) {
+		*next = seq + 1;
+		*have = true;
+	}
+	return lost;
+}
+
+void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
+			size_t len)
+{
+	struct nlattr *a;
+	int rem;
+
+	buf[0] = '\0';
+	off = NLMSG_HDRLEN + NLMSG_ALIGN(off);
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= nlh->nlmsg_len)
+		return;
+	nla_for_each_attr(a, (struct nlattr *)((char *)nlh + off),
+			  (int)(nlh->nlmsg_len - off), rem) {
+		if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0 && len)
+			snprintf(buf, len, "%.*s",
+				 (int)strnlen(nla_data(a), nla_len(a)),
+				 (const char *)nla_data(a));
+	}
+}
+
+static const char *const state_names[] = { "idle", "parked", "gone" };
+static const char *const method_names[] = { "auto", "unload", "standby" };
+static const char *const event_names[] = {
+	[HDP_EV_PARKED] = "parked", [HDP_EV_UNPARKED] = "unparked",
+	[HDP_EV_ADDED] = "added", [HDP_EV_REMOVED] = "removed",
+	[HDP_EV_CHANGED] = "changed",
+};
+static const char *const cause_names[] = {
+	"request", "timeout", "unload_heads", "disable", "removal", "error",
+};
+
+#define NAME_OF(table, v) \
+	((unsigned int)(v) < ARRAY_SIZE(table) && (table)[v] ? (table)[v] : "?")
+
+HDP_EXPORT const char *hdp_state_name(enum hdp_disk_state state)
+{
+	return NAME_OF(state_names, state);
+}
+
+HDP_EXPORT const char *hdp_method_name(enum hdp_park_method method)
+{
+	return NAME_OF(method_names, method);
+}
+
+HDP_EXPORT const char *hdp_event_name(enum hdp_event_type type)
+{
+	if (type == HDP_EV_LOSS)
+		return "loss";
+	return NAME_OF(event_names, type);
+}
+
+HDP_EXPORT const char *hdp_cause_name(enum hdp_cause cause)
+{
+	return NAME_OF(cause_names, cause);
+}
+
+HDP_EXPORT int hdp_method_from_name(const char *name,
+				    enum hdp_park_method *method)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < ARRAY_SIZE(method_names); i++) {
+		if (!strcmp(name, method_names[i])) {
+			*method = (enum hdp_park_method)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const struct {
+	int err;
+	const char *text;
+} messages[] = {
+	{ EPERM, "not permitted: this needs root (CAP_SYS_ADMIN), and a park needs the disk's protection enabled first (hdpctl enable DISK)" },
+	{ EACCES, "permission denied: run this as root" },
+	{ ENOENT, "the disk is not under protection: add it first (hdpctl add DISK)" },
+	{ EEXIST, "the disk is already under protection" },
+	{ ENODEV, "no such disk, or it is gone; a park of every disk needs at least one disk with protection enabled" },
+	{ EOPNOTSUPP, "not supported: the disk's driver cannot park it, or not with this method (try method auto)" },
+	{ EINVAL, "invalid argument: check the disk's name (as in /sys/block, not a partition) and the values" },
+	{ ERANGE, "value out of range: a park or timeout lasts 1 to 30000 ms (30 s)" },
+	{ EPROTONOSUPPORT, "the kernel has no hdprotect netlink family: load the module (modprobe hdprotect)" },
+	{ ENOSYS, "hdprotect is not in configfs: load the module (modprobe hdprotect) and mount configfs (mount -t configfs none /sys/kernel/config)" },
+	{ EAGAIN, "the list of disks kept changing while it was read: try again" },
+	{ ENOBUFS, "events were lost: list the disks again" },
+	{ ENOMEM, "out of memory" },
+	{ EBADMSG, "the kernel sent a message this library cannot read: update libhdp" },
+	{ EBADF, "the monitor is not open: open it first (hdp_monitor_open)" },
+	{ EIO, "the device did not confirm: check the disk and the kernel log (dmesg)" },
+	{ ENAMETOOLONG, "the disk's name is too long (31 characters at most)" },
+};
+
+HDP_EXPORT const char *hdp_strerror(int err)
+{
+	const char *text;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(messages); i++)
+		if (messages[i].err == -err)
+			return messages[i].text;
+	text = err < 0 ? strerrordesc_np(-err) : NULL;
+	return text ? text : "unknown error";
+}

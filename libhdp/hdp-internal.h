@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libhdp internals: the decoders of the kernel's messages (decode.c), kept
+ * apart from the sockets (libhdp.c) so that tests can feed them messages
+ * built in memory. Not exported from the shared library.
+ */
+#ifndef HDP_INTERNAL_H
+#define HDP_INTERNAL_H
+
+#include <linux/netlink.h>
+
+#include "hdp.h"
+
+/*
+ * Decode a GET reply. Return: 0, or -EBADMSG if the message is malformed
+ * or lacks the disk's name.
+ */
+int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d);
+
+/*
+ * Decode an HDP_CMD_EVENT message into @ev. Return: 0; 1 for an event of
+ * a type this library does not know (from a newer kernel: skip it, but
+ * count its sequence number, which @ev->seq holds); -EBADMSG.
+ */
+int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev);
+
+/*
+ * Decode a PARK reply: one outcome per HDP_A_OUTCOME, in an array for
+ * free(). Return: 0 (*@n may be 0, *@out then NULL), -ENOMEM, -EBADMSG.
+ */
+int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
+			size_t *n);
+
+/*
+ * A monitor's event numbering: @seq arrived, *@next was expected (if
+ * *@have). Return: how many events were lost before @seq (0 if none),
+ * with the first lost in *@first; *@next and *@have move on. A number
+ * from the past (a wrapped or restarted count) loses nothing.
+ */
+uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
+			 uint64_t *first);
+
+/*
+ * The extended ACK message of an NLMSG_ERROR or NLMSG_DONE message into
+ * @buf (empty if none); @off is where the TLVs would start after the
+ * header (the echoed request, unless capped).
+ */
+void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
+			size_t len);
+
+#endif /* HDP_INTERNAL_H */

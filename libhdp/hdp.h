@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libhdp: control and monitor hard-disk active protection (hdprotect).
+ *
+ * A disk is put under protection by adding it (a configfs item,
+ * /config/hdprotect/<disk>); it can then be enabled, parked (heads
+ * unloaded or spun down, I/O held) for a while, and unparked. The kernel
+ * tells of every change as an event, which a monitor receives.
+ *
+ * Everything goes through a context, struct hdp_ctx, made by hdp_new().
+ * The library keeps no global state and prints nothing. A context is not
+ * to be used by two threads at once; make one per thread. Every function
+ * that can fail returns 0 (or a count) on success and a negative errno on
+ * failure; hdp_strerror() says what it means and what to do. After a
+ * failed request, hdp_kernel_message() gives the kernel's own words, if
+ * it said anything. Besides the errors each function lists, every
+ * function that takes a disk name returns -EINVAL for a name that cannot
+ * be a disk's (empty, NULL, with '/', "." or "..") and -ENAMETOOLONG for
+ * one longer than HDP_NAME_MAX, and every request can fail with -EBADMSG
+ * (a reply the library cannot read) or -EIO (the socket failed).
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds, as clock_gettime() gives them.
+ */
+#ifndef HDP_H
+#define HDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest disk name, without its terminating NUL. */
+#define HDP_NAME_MAX		31
+/* The longest park and the longest timeout, in milliseconds. */
+#define HDP_TIMEOUT_MAX_MS	30000
+
+/** enum hdp_disk_state - what a disk is doing */
+enum hdp_disk_state {
+	HDP_DISK_IDLE,		/* not parked: I/O flows */
+	HDP_DISK_PARKED,	/* parked: heads off the platters, I/O held */
+	HDP_DISK_GONE,		/* the disk was removed */
+};
+
+/** enum hdp_park_method - how a disk parks */
+enum hdp_park_method {
+	HDP_PARK_AUTO,		/* unload if the device can, else standby */
+	HDP_PARK_UNLOAD,	/* unload the heads, keep spinning */
+	HDP_PARK_STANDBY,	/* spin down */
+};
+
+/** enum hdp_event_type - what an event tells */
+enum hdp_event_type {
+	HDP_EV_PARKED = 1,	/* parked, or a park's deadline moved */
+	HDP_EV_UNPARKED,	/* unparked: held I/O released */
+	HDP_EV_ADDED,		/* the disk was added (configfs item made) */
+	HDP_EV_REMOVED,		/* the disk was removed, or went away */
+	HDP_EV_CHANGED,		/* enable, timeout or method changed */
+	HDP_EV_LOSS = 100,	/* events were lost: list the disks again */
+};
+
+/** enum hdp_cause - why a change happened */
+enum hdp_cause {
+	HDP_CAUSE_REQUEST,	/* a request (configfs, netlink) */
+	HDP_CAUSE_TIMEOUT,	/* the park's deadline passed */
+	HDP_CAUSE_UNLOAD_HEADS,	/* libata's unload_heads attribute */
+	HDP_CAUSE_DISABLE,	/* protection disabled while parked */
+	HDP_CAUSE_REMOVAL,	/* the disk or its driver went away */
+	HDP_CAUSE_ERROR,	/* the driver failed */
+};
+
+/**
+ * struct hdp_disk - one disk's protection state
+ * @name: the disk's name, as in /sys/block
+ * @devt: its device number
+ * @state: idle, parked or gone
+ * @enabled: protection is enabled (a park is allowed)
+ * @timeout_ms: length of a park that names none
+ * @method: the method configured
+ * @methods: the methods the device supports, 1 << enum hdp_park_method
+ *	each, HDP_PARK_AUTO's bit included; 0 if none (it cannot park)
+ * @remaining_ms: time left in the park, 0 if not parked
+ * @last_method: the method the last park used
+ * @last_result: the last park's outcome: 0, or a negative errno if the
+ *	device did not confirm it (I/O was held all the same)
+ * @parks: parks so far
+ * @failures: parks the device did not confirm
+ * @last_park_ns: the last park's latency
+ * @request_ns: time of the last park or unpark request
+ * @complete_ns: time the driver answered it
+ * @deadline_ns: end of the park, 0 if not parked
+ */
+struct hdp_disk {
+	char name[HDP_NAME_MAX + 1];
+	dev_t devt;
+	enum hdp_disk_state state;
+	bool enabled;
+	unsigned int timeout_ms;
+	enum hdp_park_method method;
+	unsigned int methods;
+	unsigned int remaining_ms;
+	enum hdp_park_method last_method;
+	int last_result;
+	uint64_t parks;
+	uint64_t failures;
+	uint64_t last_park_ns;
+	uint64_t request_ns;
+	uint64_t complete_ns;
+	uint64_t deadline_ns;
+};
+
+/**
+ * struct hdp_monitor_event - a change of a disk, or a loss
+ * @type: what happened
+ * @cause: why (not for HDP_EV_LOSS)
+ * @seq: the kernel's sequence number of the event; for HDP_EV_LOSS, the
+ *	number of the first event known lost, or 0 if unknown (the socket
+ *	overran)
+ * @lost: for HDP_EV_LOSS, how many events were lost, 0 if unknown
+ * @result: for HDP_EV_PARKED, the park's outcome (0 or a negative errno);
+ *	otherwise the disk's last_result
+ * @park_ms: for HDP_EV_PARKED, the park's length
+ * @renewed: for HDP_EV_PARKED, the park only moved the deadline of a
+ *	parked disk
+ * @disk: the disk's state right after the change (not for HDP_EV_LOSS)
+ */
+struct hdp_monitor_event {
+	enum hdp_event_type type;
+	enum hdp_cause cause;
+	uint64_t seq;
+	uint64_t lost;
+	int result;
+	unsigned int park_ms;
+	bool renewed;
+	struct hdp_disk disk;
+};
+
+/**
+ * struct hdp_outcome - one disk's part in a park
+ * @name: the disk
+ * @devt: its device number
+ * @result: 0 if the device confirmed the park, else a negative errno
+ *	(the disk's I/O is held all the same)
+ * @method: the method the park used
+ * @park_ms: the park's length
+ * @deadline_ns: when it ends
+ * @request_ns: when it was asked for
+ * @complete_ns: when the device answered
+ */
+struct hdp_outcome {
+	char name[HDP_NAME_MAX + 1];
+	dev_t devt;
+	int result;
+	enum hdp_park_method method;
+	unsigned int park_ms;
+	uint64_t deadline_ns;
+	uint64_t request_ns;
+	uint64_t complete_ns;
+};
+
+struct hdp_ctx;
+
+/**
+ * hdp_new() - make a context
+ * @ctx: where to store it
+ *
+ * Nothing is opened yet: the first request connects to the kernel.
+ * Return: 0, or -ENOMEM.
+ */
+int hdp_new(struct hdp_ctx **ctx);
+
+/**
+ * hdp_free() - close everything the context opened and free it
+ * @ctx: the context, or NULL
+ */
+void hdp_free(struct hdp_ctx *ctx);
+
+/**
+ * hdp_set_configfs() - where configfs is mounted
+ * @ctx: the context
+ * @path: the mount point (default "/sys/kernel/config", else "/config")
+ *
+ * By default the library uses /sys/kernel/config/hdprotect, or
+ * /config/hdprotect if only that exists.
+ * Return: 0, or -EINVAL if @path is NULL or too long.
+ */
+int hdp_set_configfs(struct hdp_ctx *ctx, const char *path);
+
+/**
+ * hdp_add() - put a disk under protection (disabled, default settings)
+ * @ctx: the context
+ * @disk: its name, as in /sys/block
+ *
+ * Return: 0; -EEXIST if it already is; -ENODEV if there is no such disk;
+ * -EINVAL for a partition; -EOPNOTSUPP if its driver cannot park it;
+ * -EPERM/-EACCES without root; -ENOSYS if the kernel has no hdprotect
+ * (module not loaded, configfs not mounted).
+ */
+int hdp_add(struct hdp_ctx *ctx, const char *disk);
+
+/**
+ * hdp_remove() - let a disk go (it is disabled, so unparked, first)
+ * @ctx: the context
+ * @disk: the disk
+ *
+ * Return: 0; -ENOENT if it is not under protection; as hdp_add().
+ */
+int hdp_remove(struct hdp_ctx *ctx, const char *disk);
+
+/**
+ * hdp_set_enabled() - enable or disable protection of a disk
+ * @ctx: the context
+ * @disk: the disk
+ * @enabled: true to allow parks; false unparks a parked disk
+ *
+ * Return: 0; -ENOENT if the disk is not under protection; -ENODEV if it
+ * is gone; -EPERM without CAP_SYS_ADMIN; -EPROTONOSUPPORT if the kernel
+ * has no hdprotect family.
+ */
+int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk, bool enabled);
+
+/**
+ * hdp_set_timeout() - set the length of a park that names none
+ * @ctx: the context
+ * @disk: the disk
+ * @ms: 1..HDP_TIMEOUT_MAX_MS
+ *
+ * Return: 0; -ERANGE if @ms is out of range; as hdp_set_enabled().
+ */
+int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
+
+/**
+ * hdp_set_method() - choose how a disk parks
+ * @ctx: the context
+ * @disk: the disk
+ * @method: the method
+ *
+ * Return: 0; -EOPNOTSUPP if the device lacks it; -ERANGE for an unknown
+ * method; as hdp_set_enabled().
+ */
+int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
+		   enum hdp_park_method method);
+
+/**
+ * hdp_park() - park one disk, or every enabled disk at once
+ * @ctx: the context
+ * @disk: the disk, or NULL for every enabled disk (parked in parallel)
+ * @ms: the park's length, 1..HDP_TIMEOUT_MAX_MS, or 0 for each disk's
+ *	own timeout; a parked disk's deadline moves to now plus the length
+ * @outcomes: if not NULL, where to store an array of one outcome per
+ *	disk parked, to be given back to free(); NULL on failure
+ * @n: if not NULL, where to store its length
+ *
+ * Returns once every device answered.
+ * Return: 0 (a park the device did not confirm still succeeds: see the
+ * outcome's result); -EPERM if the disk is not enabled or without
+ * CAP_SYS_ADMIN; -ENODEV if it is gone or (@disk NULL) no disk is
+ * enabled; -ENOENT, -ERANGE, -EPROTONOSUPPORT as above.
+ */
+int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
+	     struct hdp_outcome **outcomes, size_t *n);
+
+/**
+ * hdp_unpark() - unpark one disk, or every parked disk
+ * @ctx: the context
+ * @disk: the disk, or NULL for all
+ *
+ * Unparking a disk that is not parked succeeds.
+ * Return: 0, or as hdp_set_enabled().
+ */
+int hdp_unpark(struct hdp_ctx *ctx, const char *disk);
+
+/**
+ * hdp_status() - the state of one disk
+ * @ctx: the context
+ * @disk: the disk
+ * @out: where to store it
+ *
+ * Any user may ask.
+ * Return: 0; -ENOENT if the disk is not under protection;
+ * -EPROTONOSUPPORT if the kernel has no hdprotect family.
+ */
+int hdp_status(struct hdp_ctx *ctx, const char *disk, struct hdp_disk *out);
+
+/**
+ * hdp_list() - the state of every disk under protection
+ * @ctx: the context
+ * @disks: where to store an array, to be given back to free()
+ * @n: where to store its length (0 with a NULL array: no disk)
+ *
+ * A list that a concurrent add or remove disturbed is read again. A disk
+ * that went away stays listed, in state HDP_DISK_GONE, until it is
+ * removed (hdp_remove()).
+ * Return: 0, -ENOMEM, -EPROTONOSUPPORT, -EAGAIN if the list kept
+ * changing.
+ */
+int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n);
+
+/**
+ * hdp_monitor_open() - subscribe to the kernel's events
+ * @ctx: the context
+ *
+ * Any user may listen. To keep a view of the disks, open the monitor
+ * first, then hdp_list(), then apply the events:
+ *
+ * - HDP_EV_ADDED comes first for a newly added disk, with the state it
+ *   had; the reset of its settings to the defaults follows as
+ *   HDP_EV_CHANGED events.
+ * - HDP_EV_REMOVED with cause HDP_CAUSE_REMOVAL: the disk went away; it
+ *   stays listed as HDP_DISK_GONE until hdp_remove(), which sends a
+ *   second HDP_EV_REMOVED (cause HDP_CAUSE_REQUEST).
+ * - A disk parked through libata's unload_heads without being added has
+ *   events (PARKED, UNPARKED) but is not listed: a view of the disks
+ *   under protection ignores events of disks it does not hold.
+ * - If the hdprotect module is unloaded and loaded again, the monitor
+ *   hears nothing more: close it and open it again.
+ *
+ * Return: a file descriptor, readable when events are pending, for
+ * poll(), epoll or a main loop (owned by the context: do not close it);
+ * or -EPROTONOSUPPORT, -ENOMEM, -EIO.
+ */
+int hdp_monitor_open(struct hdp_ctx *ctx);
+
+/**
+ * typedef hdp_event_fn - a monitor's callback
+ * @ev: the event, valid during the call only
+ * @data: the caller's pointer given to hdp_monitor_dispatch()
+ *
+ * Return: 0 to go on; a positive value to stop the dispatch, which then
+ * returns its count; a negative errno to stop it with that error.
+ */
+typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
+
+/**
+ * hdp_monitor_dispatch() - hand the pending events to a callback
+ * @ctx: the context
+ * @fn: the callback
+ * @data: passed to @fn
+ *
+ * Does not block: returns when no event is pending, or when @fn asked to
+ * stop (the events not yet handed over wait for the next call). Unknown
+ * attributes and event types of a newer kernel are skipped. A socket
+ * overrun, or a gap in the sequence numbers, is handed over as an
+ * HDP_EV_LOSS event: list the disks again.
+ * Return: the number of events handed over (loss events and the one
+ * that stopped the dispatch included); the negative errno @fn returned;
+ * -EBADF if the monitor is not open; another negative errno if reading
+ * the socket failed.
+ */
+int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data);
+
+/**
+ * hdp_monitor_close() - unsubscribe and close the monitor's descriptor
+ * @ctx: the context
+ */
+void hdp_monitor_close(struct hdp_ctx *ctx);
+
+/**
+ * hdp_kernel_message() - the kernel's message about the last failure
+ * @ctx: the context
+ *
+ * Return: the extended ACK message of the last failed request, or NULL
+ * if the kernel gave none. Valid until the next call on @ctx.
+ */
+const char *hdp_kernel_message(const struct hdp_ctx *ctx);
+
+/**
+ * hdp_strerror() - what an error of this library means, and what to do
+ * @err: a negative errno returned by this library
+ *
+ * Return: a constant string, never NULL.
+ */
+const char *hdp_strerror(int err);
+
+/* Names as the kernel and hdpctl print them; "?" for an unknown value. */
+const char *hdp_state_name(enum hdp_disk_state state);
+const char *hdp_method_name(enum hdp_park_method method);
+const char *hdp_event_name(enum hdp_event_type type);
+const char *hdp_cause_name(enum hdp_cause cause);
+
+/**
+ * hdp_method_from_name() - the method named "auto", "unload" or "standby"
+ * @name: the name
+ * @method: where to store it
+ *
+ * Return: 0, or -EINVAL for another name.
+ */
+int hdp_method_from_name(const char *name, enum hdp_park_method *method);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HDP_H */

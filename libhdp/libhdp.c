@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libhdp: the context, requests to the kernel's "hdprotect" generic
+ * netlink family (libnl-genl-3), configfs for adding and removing disks,
+ * and the monitor.
+ *
+ * A context holds two sockets, made when first needed: one for requests
+ * (blocking: a park's reply comes once the devices answered), one for the
+ * monitor (non-blocking, read directly so that an overrun's ENOBUFS is
+ * seen as such). Nothing is global; nothing is printed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <linux/hdprotect.h>
+
+#include "hdp-internal.h"
+
+#define HDP_EXPORT	__attribute__((visibility("default")))
+/* Room for one event, or a few: each is a few hundred bytes. */
+#define HDP_MONITOR_BUF	16384
+/* How often a list disturbed by an add or remove is read again. */
+#define HDP_LIST_TRIES	5
+
+struct hdp_ctx {
+	struct nl_sock *sk;		/* requests */
+	int family;			/* the family's id, once resolved */
+	struct nl_sock *mon;		/* events */
+	unsigned char *mon_buf;
+	size_t mon_off, mon_len;	/* messages of mon_buf not handed over */
+	uint64_t next_seq;		/* the event number expected next */
+	bool have_seq;
+	char configfs[256];		/* "": find it */
+	char message[256];		/* the last failure's extended ACK */
+};
+
+/* A request in flight and what its replies are for. */
+struct hdp_req {
+	struct hdp_ctx *ctx;
+	int (*reply)(const struct nlmsghdr *nlh, void *arg);
+	void *arg;
+	unsigned int seq;
+	int done;
+	int error;
+	int intr;		/* a dump part carried NLM_F_DUMP_INTR */
+};
+
+HDP_EXPORT int hdp_new(struct hdp_ctx **ctx)
+{
+	*ctx = calloc(1, sizeof(**ctx));
+	return *ctx ? 0 : -ENOMEM;
+}
+
+HDP_EXPORT void hdp_free(struct hdp_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	hdp_monitor_close(ctx);
+	nl_socket_free(ctx->sk);
+	free(ctx);
+}
+
+HDP_EXPORT const char *hdp_kernel_message(const struct hdp_ctx *ctx)
+{
+	return ctx->message[0] ? ctx->message : NULL;
+}
+
+/* libnl's error as a negative errno. */
+static int nl_errno(int nlerr)
+{
+	switch (-nlerr) {
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_NOACCESS:
+		return -EACCES;
+	case NLE_OBJ_NOTFOUND:
+		return -EPROTONOSUPPORT;
+	case NLE_AGAIN:
+		return -EAGAIN;
+	case NLE_MSG_TRUNC:
+	case NLE_MSG_TOOSHORT:
+	case NLE_MSG_OVERFLOW:
+	case NLE_INVAL:
+		return -EBADMSG;
+	default:
+		return -EIO;
+	}
+}
+
+/* A socket with extended ACKs, connected to generic netlink. */
+static int open_socket(struct nl_sock **out)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1, err;
+
+	if (!sk)
+		return -ENOMEM;
+	err = genl_connect(sk);
+	if (err < 0) {
+		nl_socket_free(sk);
+		return nl_errno(err);
+	}
+	/* Without extended ACKs errors still come, only without text. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
+	*out = sk;
+	return 0;
+}
+
+/* The request socket, and the family's id; -EPROTONOSUPPORT if none. */
+static int connect_ctx(struct hdp_ctx *ctx)
+{
+	int err, id;
+
+	ctx->message[0] = '\0';
+	if (ctx->sk)
+		return 0;
+	err = open_socket(&ctx->sk);
+	if (err)
+		return err;
+	id = genl_ctrl_resolve(ctx->sk, HDP_GENL_NAME);
+	if (id < 0) {
+		nl_socket_free(ctx->sk);
+		ctx->sk = NULL;
+		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
+	}
+	ctx->family = id;
+	return 0;
+}
+
+static int seq_cb(struct nl_msg *msg, void *arg)
+{
+	struct hdp_req *req = arg;
+
+	return nlmsg_hdr(msg)->nlmsg_seq == req->seq ? NL_OK : NL_SKIP;
+}
+
+static int valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct hdp_req *req = arg;
+	int err;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		req->intr = 1;
+	if (nlh->nlmsg_type != req->ctx->family || !req->reply || req->error)
+		return NL_OK;
+	err = req->reply(nlh, req->arg);
+	if (err)
+		req->error = err;
+	return NL_OK;
+}
+
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct hdp_req *req = arg;
+
+	(void)msg;
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct hdp_req *req = arg;
+	int err = 0;
+
+	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		hdp_extack_message(nlh, sizeof(int), req->ctx->message,
+				   sizeof(req->ctx->message));
+	}
+	if (err && !req->error)
+		req->error = err;
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct hdp_req *req = arg;
+	size_t off = sizeof(*e);
+
+	(void)nla;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len > NLMSG_HDRLEN)
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	hdp_extack_message(nlh, off, req->ctx->message,
+			   sizeof(req->ctx->message));
+	req->error = e->error ? e->error : req->error;
+	req->done = 1;
+	return NL_STOP;
+}
+
+/*
+ * Send @msg (freed) and read its answer: each reply to @reply, then the
+ * ACK, the error or the end of the dump. Return: 0 or a negative errno;
+ * *@intr (if not NULL) tells whether a dump was interrupted.
+ */
+static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
+		    int (*reply)(const struct nlmsghdr *, void *), void *arg,
+		    int *intr)
+{
+	struct hdp_req req = { .ctx = ctx, .reply = reply, .arg = arg };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, seq_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, &req);
+	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &req);
+	err = nl_send_auto(ctx->sk, msg);
+	if (err < 0) {
+		req.error = nl_errno(err);
+		goto out;
+	}
+	req.seq = nlmsg_hdr(msg)->nlmsg_seq;
+	while (!req.done) {
+		err = nl_recvmsgs(ctx->sk, cb);
+		if (err < 0 && !req.done) {
+			req.error = req.error ? req.error : nl_errno(err);
+			break;
+		}
+	}
+out:
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	if (intr)
+		*intr = req.intr;
+	return req.error;
+}
+
+/* A request of @cmd, naming @disk if not NULL; NULL if out of memory. */
+static struct nl_msg *new_request(struct hdp_ctx *ctx, int cmd, int flags,
+				  const char *disk)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, ctx->family, 0,
+			 flags | NLM_F_ACK, cmd, HDP_GENL_VERSION) ||
+	    (disk && nla_put_string(msg, HDP_A_DISK, disk) < 0)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* A disk name the kernel could know: 1..31 bytes, no '/', not . or .. */
+static int check_name(const char *disk)
+{
+	size_t len = disk ? strlen(disk) : 0;
+
+	if (!len || strchr(disk, '/') || !strcmp(disk, ".") || !strcmp(disk, ".."))
+		return -EINVAL;
+	return len > HDP_NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* Connect, check the disk's name (unless @disk is NULL), make a request. */
+static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
+		   struct nl_msg **msg)
+{
+	int err = disk ? check_name(disk) : 0;
+
+	err = err ? err : connect_ctx(ctx);
+	if (err)
+		return err;
+	*msg = new_request(ctx, cmd, flags, disk);
+	return *msg ? 0 : -ENOMEM;
+}
+
+/* SET of one attribute: a u8 or a u32. */
+static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
+		    unsigned int value, int size)
+{
+	struct nl_msg *msg;
+	int err;
+
+	if (!disk)
+		return -EINVAL;
+	err = prepare(ctx, HDP_CMD_SET, 0, disk, &msg);
+	if (err)
+		return err;
+	if ((size == 1 ? nla_put_u8(msg, type, (uint8_t)value) :
+			 nla_put_u32(msg, type, value)) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return transact(ctx, msg, NULL, NULL, NULL);
+}
+
+HDP_EXPORT int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk,
+			       bool enabled)
+{
+	return set_attr(ctx, disk, HDP_A_ENABLED, enabled, 1);
+}
+
+HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
+			       unsigned int ms)
+{
+	if (ms < 1 || ms > HDP_TIMEOUT_MAX_MS)
+		return -ERANGE;
+	return set_attr(ctx, disk, HDP_A_TIMEOUT_MS, ms, 4);
+}
+
+HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
+			      enum hdp_park_method method)
+{
+	if ((unsigned int)method > HDP_PARK_STANDBY)
+		return -ERANGE;
+	return set_attr(ctx, disk, HDP_A_METHOD, method, 1);
+}
+
+/* The outcomes of a PARK reply, handed to the caller. */
+struct park_reply {
+	struct hdp_outcome *outcomes;
+	size_t n;
+};
+
+static int park_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct park_reply *pr = arg;
+
+	free(pr->outcomes);
+	return hdp_decode_outcomes(nlh, &pr->outcomes, &pr->n);
+}
+
+HDP_EXPORT int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
+			struct hdp_outcome **outcomes, size_t *n)
+{
+	struct park_reply pr = { 0 };
+	struct nl_msg *msg;
+	int err;
+
+	if (outcomes)
+		*outcomes = NULL;
+	if (n)
+		*n = 0;
+	if (ms > HDP_TIMEOUT_MAX_MS)
+		return -ERANGE;
+	err = prepare(ctx, HDP_CMD_PARK, 0, disk, &msg);
+	if (err)
+		return err;
+	if (ms && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	err = transact(ctx, msg, park_reply, &pr, NULL);
+	if (err || !outcomes) {
+		free(pr.outcomes);
+		return err;
+	}
+	*outcomes = pr.outcomes;
+	if (n)
+		*n = pr.n;
+	return 0;
+}
+
+HDP_EXPORT int hdp_unpark(struct hdp_ctx *ctx, const char *disk)
+{
+	struct nl_msg *msg;
+	int err;
+
+	err = prepare(ctx, HDP_CMD_UNPARK, 0, disk, &msg);
+	if (err)
+		return err;
+	return transact(ctx, msg, NULL, NULL, NULL);
+}
+
+static int status_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	return hdp_decode_disk(nlh, arg);
+}
+
+HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
+			  struct hdp_disk *out)
+{
+	struct nl_msg *msg;
+	int err;
+
+	if (!disk)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	err = prepare(ctx, HDP_CMD_GET, 0, disk, &msg);
+	if (err)
+		return err;
+	err = transact(ctx, msg, status_reply, out, NULL);
+	if (!err && !out->name[0])
+		err = -EBADMSG;
+	return err;
+}
+
+/* The disks of a dump, in a growing array. */
+struct list_reply {
+	struct hdp_disk *disks;
+	size_t n, cap;
+};
+
+static int list_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct list_reply *lr = arg;
+	struct hdp_disk *d;
+
+	if (lr->n == lr->cap) {
+		lr->cap = lr->cap ? 2 * lr->cap : 8;
+		d = reallocarray(lr->disks, lr->cap, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		lr->disks = d;
+	}
+	return hdp_decode_disk(nlh, &lr->disks[lr->n++]);
+}
+
+HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n)
+{
+	struct list_reply lr;
+	struct nl_msg *msg;
+	int err, intr = 0, tries;
+
+	*disks = NULL;
+	*n = 0;
+	for (tries = 0; tries < HDP_LIST_TRIES; tries++) {
+		memset(&lr, 0, sizeof(lr));
+		err = prepare(ctx, HDP_CMD_GET, NLM_F_DUMP, NULL, &msg);
+		if (err)
+			return err;
+		err = transact(ctx, msg, list_reply, &lr, &intr);
+		if (err || !intr)
+			break;
+		free(lr.disks);
+		err = -EAGAIN;
+	}
+	if (err) {
+		if (err != -EAGAIN)
+			free(lr.disks);
+		return err;
+	}
+	*disks = lr.disks;
+	*n = lr.n;
+	return 0;
+}
+
+/* The hdprotect directory in configfs, or -ENOSYS. */
+static int configfs_dir(struct hdp_ctx *ctx, char *dir, size_t len)
+{
+	static const char *const mounts[] = { "/sys/kernel/config", "/config" };
+	struct stat st;
+	unsigned int i;
+
+	if (ctx->configfs[0]) {
+		snprintf(dir, len, "%s/hdprotect", ctx->configfs);
+		return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -ENOSYS;
+	}
+	for (i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		snprintf(dir, len, "%s/hdprotect", mounts[i]);
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+	}
+	return -ENOSYS;
+}
+
+HDP_EXPORT int hdp_set_configfs(struct hdp_ctx *ctx, const char *path)
+{
+	if (!path || strlen(path) + sizeof("/hdprotect/") + HDP_NAME_MAX >=
+	    sizeof(ctx->configfs))
+		return -EINVAL;
+	strcpy(ctx->configfs, path);
+	return 0;
+}
+
+/* mkdir or rmdir of the disk's item. */
+static int item_op(struct hdp_ctx *ctx, const char *disk, bool add)
+{
+	char dir[PATH_MAX], path[PATH_MAX + HDP_NAME_MAX + 2];
+	int err;
+
+	ctx->message[0] = '\0';
+	err = check_name(disk);
+	err = err ? err : configfs_dir(ctx, dir, sizeof(dir));
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/%s", dir, disk);
+	if (add ? mkdir(path, 0755) : rmdir(path))
+		return -errno;
+	return 0;
+}
+
+HDP_EXPORT int hdp_add(struct hdp_ctx *ctx, const char *disk)
+{
+	return item_op(ctx, disk, true);
+}
+
+HDP_EXPORT int hdp_remove(struct hdp_ctx *ctx, const char *disk)
+{
+	return item_op(ctx, disk, false);
+}
+
+HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
+{
+	struct nl_sock *sk;
+	int err, group;
+
+	if (ctx->mon)
+		return nl_socket_get_fd(ctx->mon);
+	/* The family's id tells its events from other messages. */
+	err = connect_ctx(ctx);
+	if (err)
+		return err;
+	err = open_socket(&sk);
+	if (err)
+		return err;
+	group = genl_ctrl_resolve_grp(sk, HDP_GENL_NAME, HDP_GENL_MCGRP_EVENTS);
+	if (group < 0) {
+		nl_socket_free(sk);
+		return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(group);
+	}
+	ctx->mon_buf = malloc(HDP_MONITOR_BUF);
+	err = ctx->mon_buf ? nl_socket_add_membership(sk, group) : -NLE_NOMEM;
+	if (!err)
+		err = nl_socket_set_nonblocking(sk);
+	if (err < 0) {
+		free(ctx->mon_buf);
+		ctx->mon_buf = NULL;
+		nl_socket_free(sk);
+		return nl_errno(err);
+	}
+	ctx->mon = sk;
+	ctx->mon_off = 0;
+	ctx->mon_len = 0;
+	ctx->have_seq = false;
+	return nl_socket_get_fd(sk);
+}
+
+HDP_EXPORT void hdp_monitor_close(struct hdp_ctx *ctx)
+{
+	nl_socket_free(ctx->mon);
+	ctx->mon = NULL;
+	free(ctx->mon_buf);
+	ctx->mon_buf = NULL;
+}
+
+/* Hand over a loss: @lost events from @first (0, 0: an overrun). */
+static int loss(uint64_t first, uint64_t lost, hdp_event_fn fn, void *data)
+{
+	struct hdp_monitor_event ev = {
+		.type = HDP_EV_LOSS, .seq = first, .lost = lost,
+	};
+
+	return fn(&ev, data);
+}
+
+/*
+ * One event message: a loss first if its number skips some, then the
+ * event itself. Return: 0 to go on, or what @fn returned to stop;
+ * *@consumed tells whether the message is done with (a stop at the loss
+ * leaves the event for the next dispatch: its number no longer counts
+ * as a gap then).
+ */
+static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
+			   hdp_event_fn fn, void *data, int *count,
+			   bool *consumed)
+{
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct hdp_monitor_event ev;
+	uint64_t lost, first;
+	int kind, err;
+
+	*consumed = true;
+	if (nlh->nlmsg_type != ctx->family ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    gnlh->cmd != HDP_CMD_EVENT)
+		return 0;
+	kind = hdp_decode_event(nlh, &ev);
+	if (kind < 0)
+		return 0;	/* malformed: nothing a caller could use */
+	lost = hdp_seq_advance(&ctx->next_seq, &ctx->have_seq, ev.seq, &first);
+	if (lost) {
+		(*count)++;
+		err = loss(first, lost, fn, data);
+		if (err) {
+			*consumed = kind == 1;
+			return err;
+		}
+	}
+	if (kind == 1)		/* an event type of a newer kernel */
+		return 0;
+	(*count)++;
+	return fn(&ev, data);
+}
+
+/*
+ * Hand over the messages left in the buffer from the last read. Return:
+ * 0 once all are, or what @fn returned to stop.
+ */
+static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
+			    int *count)
+{
+	struct nlmsghdr *nlh;
+	bool consumed;
+	int rem, err;
+
+	while (ctx->mon_off < ctx->mon_len) {
+		nlh = (struct nlmsghdr *)(ctx->mon_buf + ctx->mon_off);
+		rem = (int)(ctx->mon_len - ctx->mon_off);
+		if (!nlmsg_ok(nlh, rem)) {
+			ctx->mon_off = ctx->mon_len;
+			break;
+		}
+		err = monitor_message(ctx, nlh, fn, data, count, &consumed);
+		if (consumed)
+			ctx->mon_off += NLMSG_ALIGN(nlh->nlmsg_len) < (size_t)rem ?
+					NLMSG_ALIGN(nlh->nlmsg_len) : (size_t)rem;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
+				    void *data)
+{
+	int count = 0, err;
+	ssize_t len;
+
+	if (!ctx->mon)
+		return -EBADF;
+	for (;;) {
+		err = monitor_buffered(ctx, fn, data, &count);
+		if (err)
+			return err < 0 ? err : count;
+		len = recv(nl_socket_get_fd(ctx->mon), ctx->mon_buf,
+			   HDP_MONITOR_BUF, MSG_DONTWAIT);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return count;
+		if (len < 0 && errno == ENOBUFS) {
+			/* Overrun: the next number tells nothing. */
+			ctx->have_seq = false;
+			count++;
+			err = loss(0, 0, fn, data);
+			if (err)
+				return err < 0 ? err : count;
+			continue;
+		}
+		if (len < 0)
+			return -errno;
+		ctx->mon_off = 0;
+		ctx->mon_len = (size_t)len;
+	}
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of libhdp's decoders, names and error messages, on netlink
+ * messages built in memory: well-formed ones, malformed ones, and ones
+ * with the attributes or event types of a newer kernel. Prints one TAP
+ * line per test; exits 1 if any failed. Built and run, under
+ * AddressSanitizer and UndefinedBehaviorSanitizer, by tests/host/test-libhdp.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <linux/hdprotect.h>
+
+#include "hdp-internal.h"
+
+#define FAMILY	0x20
+
+static int failed;
+
+static void result(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("ok - libhdp-%s\n", name);
+		return;
+	}
+	failed = 1;
+	printf("not ok - libhdp-%s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* A message of the family with command @cmd, for attributes to follow. */
+static struct nl_msg *msg_new(int cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg || !genlmsg_put(msg, 1, 1, FAMILY, 0, 0, cmd, HDP_GENL_VERSION)) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return msg;
+}
+
+/* The attributes of one disk, as the kernel sends them, @name first. */
+static void put_disk(struct nl_msg *msg, const char *name)
+{
+	nla_put_string(msg, HDP_A_DISK, name);
+	nla_put_u32(msg, HDP_A_DEVT, makedev(8, 16));
+	nla_put_u8(msg, HDP_A_STATE, HDP_STATE_PARKED);
+	nla_put_u8(msg, HDP_A_ENABLED, 1);
+	nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
+	nla_put_u8(msg, HDP_A_METHOD, HDP_METHOD_AUTO);
+	nla_put_u32(msg, HDP_A_METHODS, 7);
+	nla_put_u32(msg, HDP_A_REMAINING_MS, 2940);
+	nla_put_u8(msg, HDP_A_LAST_METHOD, HDP_METHOD_UNLOAD);
+	nla_put_s32(msg, HDP_A_RESULT, -EIO);
+	nla_put_u64(msg, HDP_A_PARKS, 3);
+	nla_put_u64(msg, HDP_A_FAILURES, 1);
+	nla_put_u64(msg, HDP_A_LAST_PARK_NS, 6300000);
+	nla_put_u64(msg, HDP_A_REQUEST_NS, 1000);
+	nla_put_u64(msg, HDP_A_COMPLETE_NS, 7301000);
+	nla_put_u64(msg, HDP_A_DEADLINE_NS, 5000001000ULL);
+}
+
+/* Every field of @d as put_disk() put it; "" or what differs. */
+static const char *disk_mismatch(const struct hdp_disk *d, const char *name)
+{
+	if (strcmp(d->name, name))
+		return "name";
+	if (major(d->devt) != 8 || minor(d->devt) != 16)
+		return "devt";
+	if (d->state != HDP_DISK_PARKED || !d->enabled)
+		return "state or enabled";
+	if (d->timeout_ms != 5000 || d->method != HDP_PARK_AUTO || d->methods != 7)
+		return "timeout, method or methods";
+	if (d->remaining_ms != 2940 || d->last_method != HDP_PARK_UNLOAD)
+		return "remaining or last method";
+	if (d->last_result != -EIO || d->parks != 3 || d->failures != 1)
+		return "result or counters";
+	if (d->last_park_ns != 6300000 || d->request_ns != 1000 ||
+	    d->complete_ns != 7301000 || d->deadline_ns != 5000001000ULL)
+		return "times";
+	return "";
+}
+
+static void test_disk(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct hdp_disk d;
+	int err;
+
+	put_disk(msg, "sdb");
+	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
+	result(!err && !*disk_mismatch(&d, "sdb"), "decode-disk-every-field",
+	       "err %d, wrong %s", err, err ? "-" : disk_mismatch(&d, "sdb"));
+	nlmsg_free(msg);
+}
+
+/* Attributes of a newer kernel, top-level and nested, are skipped. */
+static void test_disk_unknown_attrs(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct nlattr *nest;
+	struct hdp_disk d;
+	int err;
+
+	nla_put_u32(msg, HDP_A_MAX + 1, 77);
+	put_disk(msg, "sdc");
+	nla_put_string(msg, HDP_A_MAX + 9, "a newer kernel's string");
+	nest = nla_nest_start(msg, HDP_A_MAX + 2);
+	nla_put_u64(msg, 1, 5);
+	nla_nest_end(msg, nest);
+	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
+	result(!err && !*disk_mismatch(&d, "sdc"), "decode-disk-skips-unknown-attributes",
+	       "err %d, wrong %s", err, err ? "-" : disk_mismatch(&d, "sdc"));
+	nlmsg_free(msg);
+}
+
+/* Only the name is needed: a field the kernel left out reads 0. */
+static void test_disk_minimal(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct hdp_disk d;
+	int err;
+
+	nla_put_string(msg, HDP_A_DISK, "sdd");
+	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
+	result(!err && !strcmp(d.name, "sdd") && d.state == HDP_DISK_IDLE &&
+	       !d.parks && !d.deadline_ns, "decode-disk-name-only",
+	       "err %d name '%s'", err, d.name);
+	nlmsg_free(msg);
+}
+
+/* Each malformed GET reply is refused with -EBADMSG. */
+static void test_disk_malformed(void)
+{
+	static const char long_name[] = "0123456789012345678901234567890123456789";
+	struct hdp_disk d;
+	struct nl_msg *msg;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 6; i++) {
+		const char *what = "";
+
+		msg = msg_new(HDP_CMD_GET);
+		switch (i) {
+		case 0:
+			what = "no-name";
+			nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
+			break;
+		case 1:
+			what = "name-not-terminated";
+			nla_put(msg, HDP_A_DISK, 3, "sda");
+			break;
+		case 2:
+			what = "name-too-long";
+			nla_put_string(msg, HDP_A_DISK, long_name);
+			break;
+		case 3:
+			what = "empty-name";
+			nla_put_string(msg, HDP_A_DISK, "");
+			break;
+		case 4:
+			what = "u32-attribute-as-u8";
+			nla_put_string(msg, HDP_A_DISK, "sda");
+			nla_put_u8(msg, HDP_A_DEVT, 1);
+			break;
+		case 5:
+			what = "truncated-before-the-name";
+			nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
+			nla_put_string(msg, HDP_A_DISK, "sda");
+			nlmsg_hdr(msg)->nlmsg_len -= 6;
+			break;
+		}
+		err = hdp_decode_disk(nlmsg_hdr(msg), &d);
+		{
+			char name[64];
+
+			snprintf(name, sizeof(name), "decode-disk-refuses-%s", what);
+			result(err == -EBADMSG, name, "got %d, want -EBADMSG", err);
+		}
+		nlmsg_free(msg);
+	}
+}
+
+/* A message too short for the generic netlink header. */
+static void test_short_header(void)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct hdp_disk d;
+	int err;
+
+	nlmsg_put(msg, 1, 1, FAMILY, 2, 0);
+	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
+	result(err == -EBADMSG, "decode-disk-refuses-a-short-header", "got %d", err);
+	nlmsg_free(msg);
+}
+
+static void test_event_parked(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct hdp_monitor_event ev;
+	int err;
+
+	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_PARKED);
+	nla_put_u64(msg, HDP_A_SEQ, 41);
+	nla_put_u8(msg, HDP_A_REASON, HDP_REASON_UNLOAD_HEADS);
+	put_disk(msg, "sde");
+	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
+	nla_put_flag(msg, HDP_A_RENEWED);
+	nla_put_u32(msg, HDP_A_MAX + 3, 1);
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(!err && ev.type == HDP_EV_PARKED && ev.seq == 41 &&
+	       ev.cause == HDP_CAUSE_UNLOAD_HEADS && ev.park_ms == 3000 &&
+	       ev.renewed && ev.result == -EIO && !*disk_mismatch(&ev.disk, "sde"),
+	       "decode-event-parked", "err %d type %d seq %llu cause %d park_ms %u renewed %d",
+	       err, ev.type, (unsigned long long)ev.seq, ev.cause, ev.park_ms, ev.renewed);
+	nlmsg_free(msg);
+}
+
+/* Only PARKED carries a park's length; others leave it 0. */
+static void test_event_unparked(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct hdp_monitor_event ev;
+	int err;
+
+	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_UNPARKED);
+	nla_put_u64(msg, HDP_A_SEQ, 42);
+	nla_put_u8(msg, HDP_A_REASON, HDP_REASON_TIMEOUT);
+	put_disk(msg, "sde");
+	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(!err && ev.type == HDP_EV_UNPARKED && ev.cause == HDP_CAUSE_TIMEOUT &&
+	       !ev.park_ms && !ev.renewed, "decode-event-unparked",
+	       "err %d type %d cause %d park_ms %u", err, ev.type, ev.cause, ev.park_ms);
+	nlmsg_free(msg);
+}
+
+/* An event type of a newer kernel: skipped, but its number counts. */
+static void test_event_unknown_type(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct hdp_monitor_event ev;
+	int err;
+
+	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_CHANGED + 4);
+	nla_put_u64(msg, HDP_A_SEQ, 99);
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(err == 1 && ev.seq == 99, "decode-event-of-unknown-type-is-skipped-with-its-number",
+	       "got %d seq %llu", err, (unsigned long long)ev.seq);
+	nlmsg_free(msg);
+}
+
+static void test_event_malformed(void)
+{
+	struct hdp_monitor_event ev;
+	struct nl_msg *msg;
+	int err;
+
+	msg = msg_new(HDP_CMD_EVENT);
+	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_PARKED);
+	put_disk(msg, "sdf");
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(err == -EBADMSG, "decode-event-refuses-no-sequence-number", "got %d", err);
+	nlmsg_free(msg);
+
+	msg = msg_new(HDP_CMD_EVENT);
+	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_ADDED);
+	nla_put_u64(msg, HDP_A_SEQ, 1);
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(err == -EBADMSG, "decode-event-refuses-no-disk", "got %d", err);
+	nlmsg_free(msg);
+
+	msg = msg_new(HDP_CMD_EVENT);
+	nla_put_u32(msg, HDP_A_EVENT, HDP_EVENT_ADDED);
+	nla_put_u64(msg, HDP_A_SEQ, 1);
+	nla_put_string(msg, HDP_A_DISK, "sdf");
+	nla_put_u32(msg, HDP_A_SEQ, 2);
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(err == -EBADMSG, "decode-event-refuses-a-u64-as-u32", "got %d", err);
+	nlmsg_free(msg);
+}
+
+static void put_outcome(struct nl_msg *msg, const char *name, int result)
+{
+	struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
+
+	nla_put_string(msg, HDP_A_DISK, name);
+	nla_put_u32(msg, HDP_A_DEVT, makedev(8, 0));
+	nla_put_s32(msg, HDP_A_RESULT, result);
+	nla_put_u8(msg, HDP_A_LAST_METHOD, HDP_METHOD_STANDBY);
+	nla_put_u32(msg, HDP_A_PARK_MS, 2500);
+	nla_put_u64(msg, HDP_A_DEADLINE_NS, 9);
+	nla_put_u64(msg, HDP_A_REQUEST_NS, 7);
+	nla_put_u64(msg, HDP_A_COMPLETE_NS, 8);
+	nla_put_u16(msg, HDP_A_MAX + 1, 3);
+	nla_nest_end(msg, nest);
+}
+
+static void test_outcomes(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_PARK);
+	struct hdp_outcome *o = NULL;
+	size_t n = 0;
+	int err;
+
+	put_outcome(msg, "sda", 0);
+	nla_put_u32(msg, HDP_A_MAX + 4, 1);
+	put_outcome(msg, "sdb", -EIO);
+	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
+	result(!err && n == 2 && !strcmp(o[0].name, "sda") && !o[0].result &&
+	       !strcmp(o[1].name, "sdb") && o[1].result == -EIO &&
+	       o[1].method == HDP_PARK_STANDBY && o[1].park_ms == 2500 &&
+	       o[1].deadline_ns == 9 && o[1].request_ns == 7 && o[1].complete_ns == 8 &&
+	       major(o[0].devt) == 8, "decode-outcomes-two-disks-and-unknown-attributes",
+	       "err %d n %zu", err, n);
+	free(o);
+	nlmsg_free(msg);
+
+	msg = msg_new(HDP_CMD_PARK);
+	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
+	result(!err && n == 0 && !o, "decode-outcomes-none", "err %d n %zu", err, n);
+	nlmsg_free(msg);
+
+	/* The second outcome lacks its name: nothing is handed over. */
+	msg = msg_new(HDP_CMD_PARK);
+	put_outcome(msg, "sda", 0);
+	{
+		struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
+
+		nla_put_s32(msg, HDP_A_RESULT, 0);
+		nla_nest_end(msg, nest);
+	}
+	o = (struct hdp_outcome *)1;
+	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
+	result(err == -EBADMSG && !o && n == 0, "decode-outcomes-refuses-an-outcome-without-disk",
+	       "got %d n %zu", err, n);
+	nlmsg_free(msg);
+}
+
+/* An NLMSG_ERROR with an extended ACK message, echoed request or capped. */
+static void test_extack(void)
+{
+	static const char text[] = "disk not under protection";
+	char buf[256];
+	unsigned int capped;
+
+	for (capped = 0; capped < 2; capped++) {
+		struct nl_msg *msg = nlmsg_alloc();
+		struct nlmsghdr *nlh;
+		struct nlmsgerr e = { .error = -ENOENT };
+		size_t off = sizeof(e);
+		char name[64];
+
+		nlh = nlmsg_put(msg, 1, 1, NLMSG_ERROR, 0,
+				NLM_F_ACK_TLVS | (capped ? NLM_F_CAPPED : 0));
+		e.msg.nlmsg_len = capped ? NLMSG_HDRLEN : NLMSG_HDRLEN + 8;
+		nlmsg_append(msg, &e, sizeof(e), 0);
+		if (!capped) {
+			nlmsg_append(msg, "echoecho", 8, 0);
+			off += 8;
+		}
+		nla_put_u32(msg, NLMSGERR_ATTR_OFFS, 20);
+		nla_put_string(msg, NLMSGERR_ATTR_MSG, text);
+		nlh = nlmsg_hdr(msg);
+		hdp_extack_message(nlh, off, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "extack-message-%s", capped ? "capped" : "after-echo");
+		result(!strcmp(buf, text), name, "got '%s'", buf);
+		nlmsg_free(msg);
+	}
+	{
+		struct nl_msg *msg = nlmsg_alloc();
+		struct nlmsgerr e = { .error = -EPERM };
+
+		nlmsg_put(msg, 1, 1, NLMSG_ERROR, 0, NLM_F_CAPPED);
+		nlmsg_append(msg, &e, sizeof(e), 0);
+		strcpy(buf, "stale");
+		hdp_extack_message(nlmsg_hdr(msg), sizeof(e), buf, sizeof(buf));
+		result(!buf[0], "extack-none-gives-empty-message", "got '%s'", buf);
+		nlmsg_free(msg);
+	}
+}
+
+static void test_seq(void)
+{
+	uint64_t next = 0, first = 0, lost;
+	bool have = false;
+
+	lost = hdp_seq_advance(&next, &have, 10, &first);
+	result(!lost && have && next == 11, "seq-first-event-loses-nothing", "lost %llu next %llu",
+	       (unsigned long long)lost, (unsigned long long)next);
+	lost = hdp_seq_advance(&next, &have, 11, &first);
+	result(!lost && next == 12, "seq-next-event-loses-nothing", "lost %llu",
+	       (unsigned long long)lost);
+	lost = hdp_seq_advance(&next, &have, 15, &first);
+	result(lost == 3 && first == 12 && next == 16, "seq-gap-counts-the-lost",
+	       "lost %llu first %llu next %llu", (unsigned long long)lost,
+	       (unsigned long long)first, (unsigned long long)next);
+	lost = hdp_seq_advance(&next, &have, 5, &first);
+	result(!lost && next == 16, "seq-from-the-past-loses-nothing", "lost %llu next %llu",
+	       (unsigned long long)lost, (unsigned long long)next);
+}
+
+static void test_names(void)
+{
+	enum hdp_park_method m = HDP_PARK_AUTO;
+	int ok = 1;
+	unsigned int i;
+
+	for (i = HDP_PARK_AUTO; i <= HDP_PARK_STANDBY; i++)
+		ok &= !hdp_method_from_name(hdp_method_name(i), &m) && m == i;
+	result(ok, "method-names-round-trip", "a method's name did not read back");
+	result(hdp_method_from_name("park", &m) == -EINVAL &&
+	       hdp_method_from_name(NULL, &m) == -EINVAL, "method-from-unknown-name-is-einval", "-");
+	result(!strcmp(hdp_method_name(7), "?") && !strcmp(hdp_state_name(-1), "?") &&
+	       !strcmp(hdp_event_name(0), "?") && !strcmp(hdp_cause_name(6), "?"),
+	       "names-of-unknown-values-are-question-marks", "-");
+	result(!strcmp(hdp_event_name(HDP_EV_LOSS), "loss") &&
+	       !strcmp(hdp_event_name(HDP_EV_CHANGED), "changed") &&
+	       !strcmp(hdp_cause_name(HDP_CAUSE_UNLOAD_HEADS), "unload_heads") &&
+	       !strcmp(hdp_state_name(HDP_DISK_GONE), "gone"),
+	       "names-match-the-kernel", "-");
+}
+
+static void test_strerror(void)
+{
+	result(strstr(hdp_strerror(-ENOENT), "hdpctl add") != NULL,
+	       "strerror-enoent-says-add-the-disk", "'%s'", hdp_strerror(-ENOENT));
+	result(strstr(hdp_strerror(-EPROTONOSUPPORT), "modprobe hdprotect") != NULL,
+	       "strerror-no-family-says-load-the-module", "'%s'", hdp_strerror(-EPROTONOSUPPORT));
+	result(strstr(hdp_strerror(-ERANGE), "30000") != NULL,
+	       "strerror-erange-gives-the-range", "'%s'", hdp_strerror(-ERANGE));
+	result(!strcmp(hdp_strerror(-ENOTTY), "Inappropriate ioctl for device"),
+	       "strerror-other-errno-is-the-systems", "'%s'", hdp_strerror(-ENOTTY));
+	result(!strcmp(hdp_strerror(-100000), "unknown error") &&
+	       !strcmp(hdp_strerror(5), "unknown error"),
+	       "strerror-unknown-error", "'%s'", hdp_strerror(-100000));
+}
+
+int main(void)
+{
+	test_disk();
+	test_disk_unknown_attrs();
+	test_disk_minimal();
+	test_disk_malformed();
+	test_short_header();
+	test_event_parked();
+	test_event_unparked();
+	test_event_unknown_type();
+	test_event_malformed();
+	test_outcomes();
+	test_extack();
+	test_seq();
+	test_names();
+	test_strerror();
+	return failed;
+}
