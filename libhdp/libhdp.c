@@ -636,6 +636,39 @@ static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
 	return 0;
 }
 
+/*
+ * The socket overran: the kernel dropped events. Those still queued are
+ * older than the dropped ones, so applied after the caller's new list
+ * they would undo it: discard them. The list then is newer than every
+ * event discarded, and the numbering starts afresh. Reading stops after
+ * what the socket could hold at the overrun, so a steady stream of new
+ * events cannot keep it going.
+ */
+static int monitor_overrun(struct hdp_ctx *ctx)
+{
+	int fd = nl_socket_get_fd(ctx->mon);
+	socklen_t size_len = sizeof(int);
+	size_t left;
+	ssize_t len;
+	int size;
+
+	ctx->have_seq = false;
+	ctx->mon_off = 0;
+	ctx->mon_len = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &size_len))
+		return -errno;
+	for (left = (size_t)size; left;) {
+		len = recv(fd, ctx->mon_buf, HDP_MONITOR_BUF, MSG_DONTWAIT);
+		if (len >= 0)
+			left -= (size_t)len < left ? (size_t)len : left;
+		else if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		else if (errno != EINTR && errno != ENOBUFS)
+			return -errno;
+	}
+	return 0;
+}
+
 HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
 				    void *data)
 {
@@ -655,8 +688,9 @@ HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
 		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return count;
 		if (len < 0 && errno == ENOBUFS) {
-			/* Overrun: the next number tells nothing. */
-			ctx->have_seq = false;
+			err = monitor_overrun(ctx);
+			if (err)
+				return err;
 			count++;
 			err = loss(0, 0, fn, data);
 			if (err)

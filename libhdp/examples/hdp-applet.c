@@ -214,20 +214,25 @@ int main(int argc, char **argv)
 	};
 	GOptionContext *options;
 	GError *error = NULL;
+	gboolean parsed;
 	guint watch = 0;
 	int fd, err;
 
 	options = g_option_context_new("- show the state of protected disks live");
 	g_option_context_add_main_entries(options, entries, NULL);
-	if (!g_option_context_parse(options, &argc, &argv, &error))
-		return usage(error->message);
+	parsed = g_option_context_parse(options, &argc, &argv, &error);
+	g_option_context_free(options);
+	if (!parsed) {
+		err = usage(error->message);
+		g_error_free(error);
+		return err;
+	}
 	if (argc > 1)
 		return usage("no arguments are taken, only options");
 	if (app.count < 0)
 		return usage("--count takes a number of events, 0 or more");
 	if (timeout < 0 || timeout > G_MAXUINT / 1000)
 		return usage("--timeout takes seconds, 0 or more");
-	g_option_context_free(options);
 
 	err = hdp_new(&app.ctx);
 	if (err) {

@@ -1,6 +1,7 @@
 # libhdp's example listener (libhdp/examples/hdp-applet.c), run as a plain
 # user through a 100-park run and changes of settings made through
-# configfs and hdpctl: its live view of the disks ends equal to
+# configfs and hdpctl, then stopped through a burst of 2000 events that
+# overruns its socket: each time its live view of the disks ends equal to
 # `hdpctl status --json`.
 . ./lib.sh
 
@@ -11,13 +12,62 @@ hdpctl add nba --enable && hdpctl add "$sdb" --enable ||
 	{ not_ok hdp-applet "hdpctl add failed"; exit 1; }
 H=/config/hdprotect/nba
 
-su user -c "hdp-applet --print-view --timeout 600" >/tmp/app.out 2>/tmp/app.err &
-apid=$!
-i=0
-while ! grep -q '^listening: 2 disks' /tmp/app.out && [ $i -lt 100 ]; do
-	msleep 200
-	i=$((i + 1))
-done
+# start_applet: run the applet as a plain user, wait until it listens.
+start_applet() {
+	su user -c "hdp-applet --print-view --timeout 600" >/tmp/app.out 2>/tmp/app.err &
+	apid=$!
+	_i=0
+	while ! grep -q '^listening: ' /tmp/app.out && [ $_i -lt 100 ]; do
+		msleep 200
+		_i=$((_i + 1))
+	done
+}
+
+# stop_applet NAME: wait until the view stops changing (1 s without a new
+# line), quit the applet; its exit status must be 0.
+stop_applet() {
+	_last=-1
+	_i=0
+	while [ $_i -lt 60 ]; do
+		_n=$(wc -l </tmp/app.out)
+		[ "$_n" -eq "$_last" ] && break
+		_last=$_n
+		msleep 1000
+		_i=$((_i + 1))
+	done
+	kill $(pidof hdp-applet)
+	wait $apid
+	expect_eq "$1" "$?" 0
+}
+
+# The keys of the applet's view, from hdpctl's status lines, sorted.
+project() {
+	awk '{
+		n = split("disk state enabled timeout_ms method parks failures last_result", k, " ")
+		out = "{"
+		for (i = 1; i <= n; i++) {
+			v = ""
+			if (match($0, "\"" k[i] "\":(\"[^\"]*\"|[^,}]*)"))
+				v = substr($0, RSTART, RLENGTH)
+			out = out (i > 1 ? "," : "") v
+		}
+		print out "}"
+	}' | sort
+}
+
+# compare_view NAME: the view the applet printed when quitting equals
+# `hdpctl status --json`.
+compare_view() {
+	hdpctl status --json | project >/tmp/status.view
+	sed -n '/^{/p' /tmp/app.out | sort >/tmp/app.view
+	if [ -s /tmp/app.view ] && cmp -s /tmp/app.view /tmp/status.view; then
+		ok "$1"
+	else
+		not_ok "$1" "applet: $(cat /tmp/app.view) status: $(cat /tmp/status.view) stderr: $(cat /tmp/app.err)"
+	fi
+}
+
+start_applet
 expect_eq applet-lists-the-disks "$(grep '^listening' /tmp/app.out)" "listening: 2 disks"
 
 # 100 parks: through configfs, and every tenth of every disk at once
@@ -38,43 +88,35 @@ hdpctl set "$sdb" method standby
 hdpctl disable "$sdb"
 hdpctl park nba --for 30 >/dev/null
 
-# Wait until the view stops changing (1 s without a new line), then quit.
-last=-1
+stop_applet applet-quits-0-on-sigterm
+expect_eq applet-applied-events "$(grep -c '^view: ' /tmp/app.out | awk '{ print ($1 >= 200) }')" 1
+compare_view applet-view-equals-hdpctl-status
+expect_eq applet-view-shows-the-last-park "$(grep -c '"disk":"nba","state":"parked"' /tmp/app.view)" 1
+hdpctl unpark
+
+# Overrun: the applet is stopped while 2000 events come, more than its
+# socket holds. Once it runs again it must see the loss, list the disks
+# again and end with the kernel's view, not with the stale events that
+# were still queued. Nothing changes after it runs again, so the view it
+# ends with is the one its resync made.
+start_applet
+pid=$(pidof hdp-applet)
+kill -STOP "$pid"
+expect_eq applet-stopped "$(awk '{ print $3 }' "/proc/$pid/stat")" T
 i=0
-while [ $i -lt 60 ]; do
-	n=$(wc -l </tmp/app.out)
-	[ "$n" -eq "$last" ] && break
-	last=$n
-	msleep 1000
+while [ $i -lt 1000 ]; do
+	echo 1 >$H/park
+	echo 0 >$H/park
 	i=$((i + 1))
 done
-kill $(pidof hdp-applet)
-wait $apid
-expect_eq applet-quits-0-on-sigterm "$?" 0
-expect_eq applet-applied-events "$(grep -c '^view: ' /tmp/app.out | awk '{ print ($1 >= 200) }')" 1
-
-# The keys of the applet's view, from hdpctl's status lines, sorted.
-project() {
-	awk '{
-		n = split("disk state enabled timeout_ms method parks failures last_result", k, " ")
-		out = "{"
-		for (i = 1; i <= n; i++) {
-			v = ""
-			if (match($0, "\"" k[i] "\":(\"[^\"]*\"|[^,}]*)"))
-				v = substr($0, RSTART, RLENGTH)
-			out = out (i > 1 ? "," : "") v
-		}
-		print out "}"
-	}' | sort
-}
-hdpctl status --json | project >/tmp/status.view
-sed -n '/^{/p' /tmp/app.out | sort >/tmp/app.view
-if [ -s /tmp/app.view ] && cmp -s /tmp/app.view /tmp/status.view; then
-	ok applet-view-equals-hdpctl-status
-else
-	not_ok applet-view-equals-hdpctl-status "applet: $(cat /tmp/app.view) status: $(cat /tmp/status.view) stderr: $(cat /tmp/app.err)"
-fi
-expect_eq applet-view-shows-the-last-park "$(grep -c '"disk":"nba","state":"parked"' /tmp/app.view)" 1
+echo 7 >$H/timeout
+hdpctl park nba --for 30 >/dev/null
+kill -CONT "$pid"
+stop_applet applet-quits-0-after-overrun
+expect_eq applet-resyncs-after-overrun "$(grep -c '^resync: 2 disks' /tmp/app.out | awk '{ print ($1 >= 1) }')" 1
+compare_view applet-view-equals-hdpctl-status-after-overrun
+expect_eq applet-view-shows-the-park-after-overrun \
+	"$(grep -c '"disk":"nba","state":"parked","enabled":true,"timeout_ms":7000' /tmp/app.view)" 1
 
 hdpctl unpark
 hdpctl remove nba
