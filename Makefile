@@ -29,6 +29,10 @@ LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
 LIB_OBJ := $(patsubst libhdp/%.c,build/libhdp/obj/%.o,$(LIB_SRC))
 LIB_CFLAGS = $(WARN) $(CFLAGS) -I build/uapi/include -I libhdp $(NL_CFLAGS)
 LIB_SO := build/libhdp/libhdp.so.$(HDP_VERSION)
+# libhdp.pc names the directories under PREFIX as ${prefix}/..., so that
+# `pkg-config --define-prefix` finds an installed tree that was moved.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
 GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
 
@@ -88,7 +92,7 @@ install: lib hdpctl
 	ln -sf libhdp.so.$(HDP_VERSION) $(DESTDIR)$(LIBDIR)/libhdp.so.1
 	ln -sf libhdp.so.1 $(DESTDIR)$(LIBDIR)/libhdp.so
 	install -m 0644 build/libhdp/libhdp.a $(DESTDIR)$(LIBDIR)/
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(HDP_VERSION)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(PC_LIBDIR)|; s|@INCLUDEDIR@|$(PC_INCLUDEDIR)|; s|@VERSION@|$(HDP_VERSION)|' \
 		libhdp/libhdp.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libhdp.pc
 	install -m 0644 libhdp/hdp.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 libhdp/libhdp.3 $(DESTDIR)$(MANDIR)/man3/
