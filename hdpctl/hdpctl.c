@@ -355,11 +355,7 @@ static int park(struct invocation *inv, const char *disk)
 	int err, rc = EXIT_SUCCESS;
 
 	err = hdp_park(inv->ctx, disk, inv->for_ms, &out, &n);
-	if (err == -ENODEV && !disk) {
-		fputs("hdpctl: park: no disk is enabled (hdpctl enable DISK)\n",
-		      stderr);
-		rc = EXIT_FAILURE;
-	} else if (err) {
+	if (err) {
 		report(inv->ctx, disk ? disk : inv->cmd->name, err);
 		rc = EXIT_FAILURE;
 	}
@@ -639,9 +635,9 @@ static void print_usage(void)
 		       cmds[i].help);
 	}
 	fputs("\nOptions go anywhere after the command; '--opt=value' and\n"
-	      "'--opt value' are the same. S is seconds: 1 to 30, or with up\n"
-	      "to 3 decimals (0.5, 2.25). Exit status: 0 success, 1 failure,\n"
-	      "2 usage error. 'hdpctl COMMAND --help' tells more.\n", stdout);
+	      "'--opt value' are the same. S is seconds, from 0.001 to 30,\n"
+	      "with up to 3 decimals (5, 0.5, 2.25). Exit status: 0 success,\n"
+	      "1 failure, 2 usage error. 'hdpctl COMMAND --help' tells more.\n", stdout);
 }
 
 static int cmd_help(struct invocation *inv)

@@ -39,6 +39,9 @@ json() {
 
 run status-of-nothing 0 hdpctl status
 expect_eq status-of-nothing-prints-nothing "$(cat /tmp/o)" ""
+run park-all-of-nothing-fails 1 hdpctl park
+has park-all-of-nothing-says-enable-one /tmp/e "hdpctl: park:" "hdpctl enable DISK" \
+	"(kernel: no disk has protection enabled)"
 
 run add 0 hdpctl add nbc --timeout 7 --enable
 expect_eq add-sets-timeout-and-enable "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 auto"
@@ -75,9 +78,11 @@ run command-help 0 hdpctl park --help
 has command-help-shows-usage /tmp/o "park"
 before="$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(cat $H/stats)"
 run nonroot-park-fails 1 su user -c "hdpctl park nbc"
-has nonroot-park-says-root /tmp/e "nbc:" "root"
+has nonroot-park-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
 run nonroot-set-fails 1 su user -c "hdpctl set nbc timeout 5"
+has nonroot-set-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
 run nonroot-unpark-fails 1 su user -c "hdpctl unpark nbc"
+has nonroot-unpark-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
 run nonroot-status-works 0 su user -c "hdpctl status nbc"
 expect_eq errors-changed-nothing "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(cat $H/stats)" "$before"
 
