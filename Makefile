@@ -30,7 +30,8 @@ LIB_OBJ := $(patsubst libhdp/%.c,build/libhdp/obj/%.o,$(LIB_SRC))
 LIB_CFLAGS = $(WARN) $(CFLAGS) -I build/uapi/include -I libhdp $(NL_CFLAGS)
 LIB_SO := build/libhdp/libhdp.so.$(HDP_VERSION)
 # libhdp.pc names the directories under PREFIX as ${prefix}/..., so that
-# `pkg-config --define-prefix` finds an installed tree that was moved.
+# `pkg-config --define-prefix` finds an installed tree that was moved
+# (when the .pc file is in PREFIX/lib/pkgconfig, as with the default LIBDIR).
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)

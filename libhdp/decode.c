@@ -292,7 +292,7 @@ static const struct {
 	{ EACCES, "permission denied: run this as root" },
 	{ ENOENT, "the disk is not under protection: add it first (hdpctl add DISK)" },
 	{ EEXIST, "the disk is already under protection" },
-	{ ENODEV, "no such disk, or it is gone; a park of every disk needs one with protection enabled (hdpctl enable DISK)" },
+	{ ENODEV, "no such disk, or it is gone; for a park of every disk: no disk has protection enabled (hdpctl enable DISK)" },
 	{ EOPNOTSUPP, "not supported: the disk's driver cannot park it, or not with this method (try method auto)" },
 	{ EINVAL, "invalid argument: check the disk's name (as in /sys/block, not a partition) and the values" },
 	{ ERANGE, "value out of range: a park or timeout lasts 1 to 30000 ms (30 s)" },

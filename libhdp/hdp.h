@@ -345,10 +345,11 @@ typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
  * attributes and event types of a newer kernel are skipped. A socket
  * overrun, or a gap in the sequence numbers, is handed over as an
  * HDP_EV_LOSS event: list the disks again. After an overrun, the events
- * still queued are older than the ones lost: they are discarded before
- * the loss is handed over, so that a list taken on the loss is newer
- * than every event that never reached @fn. Events handed over after the
- * loss may predate the list, but every later change follows them.
+ * still queued are older than the ones lost: they are discarded, with
+ * any that arrive meanwhile, before the loss is handed over, so that a
+ * list taken on the loss is newer than every event that never reached
+ * @fn. Events handed over after the loss may predate the list, but
+ * every later change follows them.
  * Return: the number of events handed over (loss events and the one
  * that stopped the dispatch included); the negative errno @fn returned;
  * -EBADF if the monitor is not open; another negative errno if reading

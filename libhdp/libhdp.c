@@ -30,6 +30,8 @@
 #define HDP_EXPORT	__attribute__((visibility("default")))
 /* Room for one event, or a few: each is a few hundred bytes. */
 #define HDP_MONITOR_BUF	16384
+/* What an overrun discards at most if the socket's size is unknown. */
+#define HDP_MONITOR_DRAIN	(1 << 20)
 /* How often a list disturbed by an add or remove is read again. */
 #define HDP_LIST_TRIES	5
 
@@ -639,34 +641,31 @@ static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
 /*
  * The socket overran: the kernel dropped events. Those still queued are
  * older than the dropped ones, so applied after the caller's new list
- * they would undo it: discard them. The list then is newer than every
- * event discarded, and the numbering starts afresh. Reading stops after
- * what the socket could hold at the overrun, so a steady stream of new
- * events cannot keep it going.
+ * they would undo it: discard them, and any that come while discarding,
+ * which the list will show too. The numbering starts afresh. Reading
+ * stops after what the socket could hold at the overrun, so a steady
+ * stream of new events cannot keep it going. It is best effort: if
+ * reading fails, the loss is handed over all the same.
  */
-static int monitor_overrun(struct hdp_ctx *ctx)
+static void monitor_overrun(struct hdp_ctx *ctx)
 {
 	int fd = nl_socket_get_fd(ctx->mon);
 	socklen_t size_len = sizeof(int);
-	size_t left;
+	int size = HDP_MONITOR_DRAIN;
 	ssize_t len;
-	int size;
+	size_t left;
 
 	ctx->have_seq = false;
 	ctx->mon_off = 0;
 	ctx->mon_len = 0;
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &size_len))
-		return -errno;
-	for (left = (size_t)size; left;) {
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &size_len);
+	for (left = size > 0 ? (size_t)size : HDP_MONITOR_DRAIN; left;) {
 		len = recv(fd, ctx->mon_buf, HDP_MONITOR_BUF, MSG_DONTWAIT);
-		if (len >= 0)
+		if (len > 0)
 			left -= (size_t)len < left ? (size_t)len : left;
-		else if (errno == EAGAIN || errno == EWOULDBLOCK)
+		else if (len == 0 || (errno != EINTR && errno != ENOBUFS))
 			break;
-		else if (errno != EINTR && errno != ENOBUFS)
-			return -errno;
 	}
-	return 0;
 }
 
 HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
@@ -688,9 +687,7 @@ HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
 		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return count;
 		if (len < 0 && errno == ENOBUFS) {
-			err = monitor_overrun(ctx);
-			if (err)
-				return err;
+			monitor_overrun(ctx);
 			count++;
 			err = loss(0, 0, fn, data);
 			if (err)

@@ -101,7 +101,17 @@ hdpctl unpark
 # ends with is the one its resync made.
 start_applet
 pid=$(pidof hdp-applet)
+if [ -z "$pid" ] || ! grep -q '^listening: ' /tmp/app.out; then
+	not_ok applet-listens-again "no second applet: $(cat /tmp/app.err)"
+	exit 1
+fi
 kill -STOP "$pid"
+# The stop takes effect once the applet is scheduled: wait up to 5 s.
+i=0
+while [ "$(awk '{ print $3 }' "/proc/$pid/stat")" != T ] && [ $i -lt 50 ]; do
+	msleep 100
+	i=$((i + 1))
+done
 expect_eq applet-stopped "$(awk '{ print $3 }' "/proc/$pid/stat")" T
 i=0
 while [ $i -lt 1000 ]; do
