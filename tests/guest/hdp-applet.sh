@@ -113,12 +113,7 @@ while [ "$(awk '{ print $3 }' "/proc/$pid/stat")" != T ] && [ $i -lt 50 ]; do
 	i=$((i + 1))
 done
 expect_eq applet-stopped "$(awk '{ print $3 }' "/proc/$pid/stat")" T
-i=0
-while [ $i -lt 1000 ]; do
-	echo 1 >$H/park
-	echo 0 >$H/park
-	i=$((i + 1))
-done
+park_pairs $H 1000
 echo 7 >$H/timeout
 hdpctl park nba --for 30 >/dev/null
 kill -CONT "$pid"

@@ -59,6 +59,17 @@ nullb_remove() {
 	rmdir "/config/nullb/$1"
 }
 
+# park_pairs ITEM N: N parks and unparks through the hdprotect item
+# directory ITEM's park file, one after the other (2N events).
+park_pairs() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		echo 1 >"$1/park"
+		echo 0 >"$1/park"
+		_i=$((_i + 1))
+	done
+}
+
 # uptime_ms: milliseconds since boot.
 uptime_ms() {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime

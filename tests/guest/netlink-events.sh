@@ -145,12 +145,7 @@ hdp-nl --as-uid=65534 listeners 8 count=2000 timeout=60 ready=/tmp/evs.ready \
 lpid=$!
 wait_file /tmp/evs.ready || not_ok events-stress-ready "listeners not subscribed in 10 s"
 wait_file /tmp/stall.ready || not_ok events-stall-ready "stalled listener not subscribed in 10 s"
-i=0
-while [ $i -lt 1000 ]; do
-	echo 1 >$H/park
-	echo 0 >$H/park
-	i=$((i + 1))
-done
+park_pairs $H 1000
 wait $lpid
 st=$?
 expect_eq events-8-listeners-each-get-2000 "$st $(grep '^listeners=' /tmp/evs.out)" \
