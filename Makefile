@@ -38,7 +38,7 @@ GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
 GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
-	initramfs-test initramfs-lean guest-bin run check check-host bench clean help \
+	initramfs-test initramfs-lean guest-bin run check soak check-host bench clean help \
 	lib hdpctl examples install stage
 .DEFAULT_GOAL := all
 
@@ -114,6 +114,7 @@ help:
 	@echo "make export-patches   write kernel/patches/ from build/linux's commits"
 	@echo "make run              boot the lean kernel: demo, then a shell"
 	@echo "make check            run every test (TESTS='a b' for some guest tests)"
+	@echo "make soak             the guest tests' long versions (stress, fuzz, bursts)"
 	@echo "make bench            run the benchmarks on the lean kernel, print figures"
 	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
 	@echo "make examples         build libhdp's example listener (GLib)"
@@ -152,11 +153,13 @@ run: deps
 	echo; echo "Power commands the disks received (QEMU's trace, via tests/devtrace):"; \
 	tests/devtrace | grep -E ' (E0|E1|E5)h ' || echo "  none"; exit $$rc
 
-check: deps
-	@qemu/build-kernel test
-	@$(MAKE) --no-print-directory guest-bin stage
-	@qemu/mkinitramfs test
-	@tests/check $(TESTS)
+# Both print each stage's time; `make soak` runs the long versions of the
+# guest tests (tests/stages, tests/check).
+check:
+	@tests/stages check $(TESTS)
+
+soak:
+	@tests/stages soak $(TESTS)
 
 check-host:
 	@tests/check --host-only

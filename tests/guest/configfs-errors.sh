@@ -52,6 +52,8 @@ else
 	not_ok mkdir-partition "could not make a partition on /dev/$v"
 fi
 expect_eq failed-mkdirs-left-nothing "$(ls /config/hdprotect)" nbe
+dd if=/dev/zero of="/dev/$v" bs=512 count=1 2>/dev/null
+blockdev --rereadpt "/dev/$v"
 
 rmdir $H
 nullb_remove nbe

@@ -138,6 +138,9 @@ fi
 echo 1 >$H/park
 hdpctl park nbc --for 1 >/dev/null
 t0=$(uptime_ms)
+# QEMU's IDENTIFY lacks the unload bit: allow it (-1), as hdapsd -f
+# does, and forbid it again (-2) afterwards.
+echo -1 >/sys/block/$sda/device/unload_heads
 echo 500 >/sys/block/$sda/device/unload_heads 2>/dev/null
 echo "# unload_heads took $(($(uptime_ms) - t0)) ms"
 i=0
@@ -146,6 +149,7 @@ while [ $i -lt 150 ]; do
 	msleep 200
 	i=$((i + 1))
 done
+echo -2 >/sys/block/$sda/device/unload_heads
 kill $(pidof hdpctl)
 wait $mpid
 expect_eq monitor-exits-0-on-sigterm "$?" 0

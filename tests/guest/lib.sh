@@ -4,8 +4,16 @@
 # shellcheck shell=sh
 
 # result LINE: report one TAP-style result ("ok - NAME", "not ok - NAME: why").
+# On the console as one line of at most 900 bytes: /dev/kmsg refuses a
+# longer record, and the host would never see the result.
 result() {
-	echo "hdp-result: $*" >/dev/kmsg
+	_r="hdp-result: $*"
+	case $_r in
+	*"
+"*) _r=$(echo "$_r" | tr '\n' ' ') ;;
+	esac
+	[ ${#_r} -le 900 ] || _r="$(echo "$_r" | cut -c1-880) [cut]"
+	echo "$_r" >/dev/kmsg
 	echo "$*"
 }
 
@@ -35,10 +43,34 @@ disk() {
 	echo "${_d##*/}"
 }
 
+# link_disks: /dev/hdp/<name> -> the disk qemu/run attached as <name>, by
+# the model (ATA) or serial (virtio) it gave each; as /init makes them.
+link_disks() {
+	mkdir -p /dev/hdp
+	for _b in /sys/block/*; do
+		_m=
+		if [ -r "$_b/device/model" ]; then
+			read -r _m <"$_b/device/model"
+		elif [ -r "$_b/serial" ]; then
+			read -r _m <"$_b/serial"
+		fi
+		case $_m in
+		hdp-*) ln -sfn "/dev/${_b##*/}" "/dev/hdp/${_m#hdp-}" ;;
+		esac
+	done
+}
+
 # msleep MS
 msleep() { usleep $(($1 * 1000)); }
 
 HDP_FAILED=0
+
+# by_mode CHECK SOAK: CHECK in `make check`, SOAK in `make soak` (which
+# runs the guest tests with HDP_SOAK=1): for the counts whose value is in
+# their length. Each test says which bug its CHECK count still finds.
+by_mode() {
+	if [ -n "${HDP_SOAK:-}" ]; then echo "$2"; else echo "$1"; fi
+}
 
 # nullb_make NAME PROTECT: a 64 MiB memory-backed null_blk disk NAME made
 # through null_blk's configfs, with protection operations if PROTECT is 1.

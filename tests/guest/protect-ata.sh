@@ -90,8 +90,12 @@ echo -2 >$U
 rmdir $H
 
 # A disk deleted while parked: the delete completes, the state is gone.
+# Then a rescan of its SCSI host brings it back, for the tests after.
 d=$(disk ahci1)
 H=/config/hdprotect/$d
+hctl=$(readlink "/sys/block/$d/device")
+host=${hctl##*/}
+host=${host%%:*}
 echo 10 >$H/park
 t0=$(uptime_ms)
 echo 1 >"/sys/block/$d/device/delete"
@@ -104,4 +108,16 @@ fi
 expect_eq deleted-disk-state-gone "$(cat $H/state)" gone
 expect_write deleted-disk-write-enodev $H/park 1 ENODEV
 rmdir $H
+echo '- - -' >"/sys/class/scsi_host/host$host/scan"
+# sd probes the disk asynchronously: up to 10 s.
+i=0
+m=
+while [ "$m" != hdp-ahci1 ] && [ $i -lt 100 ]; do
+	msleep 100
+	link_disks
+	m=
+	read -r m <"/sys/block/$(disk ahci1)/device/model" 2>/dev/null
+	i=$((i + 1))
+done
+expect_eq deleted-disk-back-after-rescan "$m" hdp-ahci1
 rmdir /config/hdprotect/$(disk piix0)
