@@ -43,23 +43,6 @@ disk() {
 	echo "${_d##*/}"
 }
 
-# link_disks: /dev/hdp/<name> -> the disk qemu/run attached as <name>, by
-# the model (ATA) or serial (virtio) it gave each; as /init makes them.
-link_disks() {
-	mkdir -p /dev/hdp
-	for _b in /sys/block/*; do
-		_m=
-		if [ -r "$_b/device/model" ]; then
-			read -r _m <"$_b/device/model"
-		elif [ -r "$_b/serial" ]; then
-			read -r _m <"$_b/serial"
-		fi
-		case $_m in
-		hdp-*) ln -sfn "/dev/${_b##*/}" "/dev/hdp/${_m#hdp-}" ;;
-		esac
-	done
-}
-
 # msleep MS
 msleep() { usleep $(($1 * 1000)); }
 

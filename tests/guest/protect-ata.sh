@@ -114,7 +114,7 @@ i=0
 m=
 while [ "$m" != hdp-ahci1 ] && [ $i -lt 100 ]; do
 	msleep 100
-	link_disks
+	link-disks
 	m=
 	read -r m <"/sys/block/$(disk ahci1)/device/model" 2>/dev/null
 	i=$((i + 1))
