@@ -156,10 +156,10 @@ run: deps
 # Both print each stage's time; `make soak` runs the long versions of the
 # guest tests (tests/stages, tests/check).
 check:
-	@tests/stages check $(TESTS)
+	@MAKE=$(MAKE) tests/stages check $(TESTS)
 
 soak:
-	@tests/stages soak $(TESTS)
+	@MAKE=$(MAKE) tests/stages soak $(TESTS)
 
 check-host:
 	@tests/check --host-only

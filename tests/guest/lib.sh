@@ -5,14 +5,17 @@
 
 # result LINE: report one TAP-style result ("ok - NAME", "not ok - NAME: why").
 # On the console as one line of at most 900 bytes: /dev/kmsg refuses a
-# longer record, and the host would never see the result.
+# longer record, and the host would never see the result. (A character
+# takes at most 4 bytes: bytes are counted only past 225 characters.)
 result() {
 	_r="hdp-result: $*"
 	case $_r in
 	*"
 "*) _r=$(echo "$_r" | tr '\n' ' ') ;;
 	esac
-	[ ${#_r} -le 900 ] || _r="$(echo "$_r" | cut -c1-880) [cut]"
+	if [ ${#_r} -gt 225 ] && [ "$(printf %s "$_r" | wc -c)" -gt 900 ]; then
+		_r="$(printf %s "$_r" | head -c 880) [cut]"
+	fi
 	echo "$_r" >/dev/kmsg
 	echo "$*"
 }

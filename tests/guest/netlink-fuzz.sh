@@ -11,7 +11,8 @@
 # left behind, need one message of a kind: 5,000 messages put each
 # command with each attribute type and each shape of value (well-formed,
 # a disk name, a string, an over-long string, empty, random bytes, nested,
-# truncated), some 700 kinds, about twenty times into the kernel.
+# truncated), some 700 kinds, into the kernel: each kind at least once,
+# most about ten times.
 . ./lib.sh
 
 SEED=${HDP_FUZZ_SEED:-20261203}
