@@ -116,7 +116,7 @@ while [ "$m" != hdp-ahci1 ] && [ $i -lt 100 ]; do
 	msleep 100
 	link-disks
 	m=
-	read -r m <"/sys/block/$(disk ahci1)/device/model" 2>/dev/null
+	read -r m 2>/dev/null <"/sys/block/$(disk ahci1)/device/model"
 	i=$((i + 1))
 done
 expect_eq deleted-disk-back-after-rescan "$m" hdp-ahci1
