@@ -69,7 +69,7 @@ enum hdp_cause {
 	HDP_CAUSE_UNLOAD_HEADS,	/* libata's unload_heads attribute */
 	HDP_CAUSE_DISABLE,	/* protection disabled while parked */
 	HDP_CAUSE_REMOVAL,	/* the disk or its driver went away */
-	HDP_CAUSE_ERROR,	/* the driver failed */
+	HDP_CAUSE_ERROR,	/* reserved: the kernel never sends it */
 };
 
 /**

@@ -40,7 +40,7 @@ check() {
 mark() { echo "hdp-mark: $1 $2" >/dev/kmsg; }
 
 # disk NAME: the guest's block device name (sda, ...) of the disk qemu/run
-# attached as NAME (ahci0, ahci1, piix0, virtio0).
+# attached as NAME (ahci0, ahci1, piix0, virtio0, scsi0).
 disk() {
 	_d=$(readlink "/dev/hdp/$1") || return 1
 	echo "${_d##*/}"
