@@ -86,7 +86,12 @@ else
 fi
 echo 0 >$H/park
 expect_eq configfs-0-unparks-unload-heads "$(cat $U) $(cat $H/state)" "0 idle"
+# -2 forbids unload: a configured method unload falls back to auto.
+echo -1 >$U
+echo unload >$H/method
 echo -2 >$U
+expect_eq unload-heads-minus-2-ends-method-unload "$(cat $H/method)" auto
+expect_write unload-heads-minus-2-method-unload-refused $H/method unload EOPNOTSUPP
 rmdir $H
 
 # A disk deleted while parked: the delete completes, the state is gone.
