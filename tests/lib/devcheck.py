@@ -70,6 +70,33 @@ class Check:
         else:
             self.not_ok(name, why)
 
+    def park_window(self, name, disk, park_cmd, lo, hi, within=None):
+        """In WITHIN (default: the test's window), DISK received PARK_CMD,
+        then CHECK POWER MODE (E5h) LO to HI seconds later, and no media
+        access in between: NAME-park-at-device, NAME-unpark-at-device (or
+        -unpark-after-deadline), NAME-no-media-access-while-parked. Returns
+        the (park, unpark) commands, or None where one is missing."""
+        cmds = self.commands(disk, within=within)
+        park = [x for x in cmds if x.cmd == park_cmd]
+        if not park:
+            self.not_ok(name + "-park-at-device", f"{disk} received no {park_cmd:02X}h; "
+                        "it got: " + self.listing(disk, within=within))
+            return None
+        self.ok(name + "-park-at-device")
+        t0 = park[0].time
+        unpark = [x for x in cmds if x.cmd == 0xE5 and x.time > t0]
+        if not unpark:
+            self.not_ok(name + "-unpark-at-device", f"no E5h after the park on {disk}; "
+                        "it got: " + self.listing(disk, within=within))
+            return None
+        dt = unpark[0].time - t0
+        self.expect(name + "-unpark-after-deadline", lo <= dt <= hi,
+                    f"E5h came {dt:.3f} s after {park_cmd:02X}h, want {lo} s to {hi} s")
+        rw = [x for x in cmds if t0 < x.time < unpark[0].time and x.media_access]
+        self.expect(name + "-no-media-access-while-parked", not rw,
+                    "while parked: " + ", ".join(str(x) for x in rw))
+        return park[0], unpark[0]
+
     def listing(self, disk, within=None):
         return "; ".join(f"{c.cmd:02X}h@{c.time - self.since:.3f}s"
                          for c in self.commands(disk, within=within)) or "nothing"
