@@ -347,19 +347,26 @@ static int cmd_set(struct invocation *inv)
 			   key);
 }
 
-/* Park one disk, or with @disk NULL every enabled disk at once. */
-static int park(struct invocation *inv, const char *disk)
+/*
+ * The DISKs, or without DISK every enabled disk, park at once, in one
+ * request; the library waits for the devices' answers. A refusal names
+ * the one disk asked for, else the command: the kernel's message then
+ * names the disk at fault.
+ */
+static int cmd_park(struct invocation *inv)
 {
 	struct hdp_outcome *out = NULL;
 	size_t i, n = 0;
 	int err, rc = EXIT_SUCCESS;
 
-	err = hdp_park(inv->ctx, disk, inv->for_ms, &out, &n);
+	err = hdp_park_disks(inv->ctx, (const char *const *)inv->argv,
+			     (size_t)inv->argc, inv->for_ms, &out, &n);
 	if (err) {
-		report(inv->ctx, disk ? disk : inv->cmd->name, err);
-		rc = EXIT_FAILURE;
+		report(inv->ctx, inv->argc == 1 ? inv->argv[0] : inv->cmd->name,
+		       err);
+		return EXIT_FAILURE;
 	}
-	for (i = 0; !err && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		hdpctl_print_outcome(stdout, &out[i],
 				     inv->given & OPT(OPT_JSON));
 		/* I/O is held, but the heads may be over the platters */
@@ -367,20 +374,6 @@ static int park(struct invocation *inv, const char *disk)
 			rc = EXIT_FAILURE;
 	}
 	free(out);
-	return rc;
-}
-
-/* Several disks are parked one after the other, not at once. */
-static int cmd_park(struct invocation *inv)
-{
-	int i, rc = EXIT_SUCCESS;
-
-	if (!inv->argc)
-		return park(inv, NULL);
-	for (i = 0; i < inv->argc; i++) {
-		if (park(inv, inv->argv[i]))
-			rc = EXIT_FAILURE;
-	}
 	return rc;
 }
 
@@ -566,9 +559,10 @@ static const struct cmd cmds[] = {
 		.min_args = 0, .max_args = -1,
 		.handler = cmd_park,
 		.help = "Park disks: unload the heads (or spin down) and hold their I/O.\n"
-			"Without DISK, every enabled disk at once; several DISKs are parked one\n"
-			"after the other. A parked disk's park is renewed: it ends S from now.\n"
-			"Prints one line per disk parked; exits 1 if a device did not confirm.\n"
+			"The DISKs, or without DISK every enabled disk, park at once. A parked\n"
+			"disk's park is renewed: it ends S from now. Waits up to 10 s for the\n"
+			"devices' answers, then prints one line per disk parked; exits 1 if a\n"
+			"device did not confirm, or had not answered.\n"
 			"  --for S   the length of the park (default: each disk's timeout)\n"
 			"  --json    one JSON object per line\n",
 	},

@@ -48,6 +48,7 @@ static const struct nla_policy hdp_policy[HDP_A_MAX + 1] = {
 	[HDP_A_SEQ]		= { .type = NLA_U64 },
 	[HDP_A_RENEWED]		= { .type = NLA_FLAG },
 	[HDP_A_OUTCOME]		= { .type = NLA_NESTED },
+	[HDP_A_COOKIE]		= { .type = NLA_U64 },
 };
 
 static unsigned int get_u8(struct nlattr **tb, int type)
@@ -98,6 +99,7 @@ static int decode_disk_attrs(struct nlattr **tb, struct hdp_disk *d)
 	d->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
 	d->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
 	d->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
+	d->cookie = get_u64(tb, HDP_A_COOKIE);
 	return 0;
 }
 
@@ -161,6 +163,8 @@ static int decode_outcome(struct nlattr *nest, struct hdp_outcome *o)
 	o->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
 	o->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
 	o->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
+	o->cookie = get_u64(tb, HDP_A_COOKIE);
+	o->renewed = nla_get_flag(tb[HDP_A_RENEWED]);
 	return 0;
 }
 
@@ -199,6 +203,32 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 	return 0;
 }
 
+bool hdp_outcome_answer(struct hdp_outcome *o, size_t n,
+			const struct hdp_disk *d)
+{
+	size_t i;
+
+	if (d->last_result == -EINPROGRESS)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (o[i].result != -EINPROGRESS || o[i].cookie != d->cookie ||
+		    strcmp(o[i].name, d->name))
+			continue;
+		o[i].result = d->last_result;
+		o[i].method = d->last_method;
+		o[i].complete_ns = d->complete_ns;
+		return true;
+	}
+	return false;
+}
+
+bool hdp_event_answers(struct hdp_outcome *o, size_t n,
+		       const struct hdp_monitor_event *ev)
+{
+	return ev->type == HDP_EV_PARKED && !ev->renewed &&
+	       hdp_outcome_answer(o, n, &ev->disk);
+}
+
 uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
 			 uint64_t *first)
 {
@@ -216,12 +246,13 @@ uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
 }
 
 void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
-			size_t len)
+			size_t len, uint32_t *attr_off)
 {
 	struct nlattr *a;
 	int rem;
 
 	buf[0] = '\0';
+	*attr_off = 0;
 	off = NLMSG_HDRLEN + NLMSG_ALIGN(off);
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= nlh->nlmsg_len)
 		return;
@@ -231,7 +262,28 @@ void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
 			snprintf(buf, len, "%.*s",
 				 (int)strnlen(nla_data(a), nla_len(a)),
 				 (const char *)nla_data(a));
+		else if (nla_type(a) == NLMSGERR_ATTR_OFFS &&
+			 nla_len(a) == sizeof(uint32_t))
+			*attr_off = nla_get_u32(a);
 	}
+}
+
+int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name)
+{
+	const struct nlattr *a;
+	int len;
+
+	if (off < NLMSG_HDRLEN + GENL_HDRLEN || off % NLA_ALIGNTO ||
+	    (size_t)off + NLA_HDRLEN > req->nlmsg_len)
+		return -ENOENT;
+	a = (const struct nlattr *)((const char *)req + off);
+	len = nla_len(a);
+	if (nla_type(a) != HDP_A_DISK || (size_t)off + a->nla_len > req->nlmsg_len ||
+	    len < 2 || len > HDP_NAME_MAX + 1 ||
+	    strnlen(nla_data(a), len) != (size_t)len - 1)
+		return -ENOENT;
+	memcpy(name, nla_data(a), len);
+	return 0;
 }
 
 static const char *const state_names[] = { "idle", "parked", "gone" };
@@ -304,6 +356,7 @@ static const struct {
 	{ EBADMSG, "the kernel sent a message this library cannot read: update libhdp" },
 	{ EBADF, "the monitor is not open: open it first (hdp_monitor_open)" },
 	{ EIO, "the device did not confirm: check the disk and the kernel log (dmesg)" },
+	{ EINPROGRESS, "the device has not answered the park yet; its I/O is held" },
 	{ ENAMETOOLONG, "the disk's name is too long (31 characters at most)" },
 };
 

@@ -32,6 +32,22 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 			size_t *n);
 
 /*
+ * @d, a disk's state (a GET reply, or the disk of a PARKED event), answers
+ * the outcome among @o of that disk and cookie, if it still waits (result
+ * -EINPROGRESS) and @d's result is final: the outcome takes its result,
+ * method and completion time. Return: whether an outcome was answered.
+ */
+bool hdp_outcome_answer(struct hdp_outcome *o, size_t n,
+			const struct hdp_disk *d);
+
+/*
+ * As hdp_outcome_answer() with the disk of @ev, if @ev is a PARKED event
+ * without RENEWED (the device's answer); any other event answers nothing.
+ */
+bool hdp_event_answers(struct hdp_outcome *o, size_t n,
+		       const struct hdp_monitor_event *ev);
+
+/*
  * A monitor's event numbering: @seq arrived, *@next was expected (if
  * *@have). Return: how many events were lost before @seq (0 if none),
  * with the first lost in *@first; *@next and *@have move on. A number
@@ -42,10 +58,18 @@ uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
 
 /*
  * The extended ACK message of an NLMSG_ERROR or NLMSG_DONE message into
- * @buf (empty if none); @off is where the TLVs would start after the
- * header (the echoed request, unless capped).
+ * @buf (empty if none), and into *@attr_off the offset in the request of
+ * the attribute at fault (0 if none); @off is where the TLVs would start
+ * after the header (the echoed request, unless capped).
  */
 void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
-			size_t len);
+			size_t len, uint32_t *attr_off);
+
+/*
+ * The disk named by the HDP_A_DISK attribute at offset @off of the request
+ * @req (an extended ACK's attr_off) into @name (HDP_NAME_MAX + 1 bytes).
+ * Return: 0, or -ENOENT if no well-formed HDP_A_DISK is there.
+ */
+int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name);
 
 #endif /* HDP_INTERNAL_H */

@@ -85,13 +85,16 @@ enum hdp_cause {
  * @remaining_ms: time left in the park, 0 if not parked
  * @last_method: the method the last park used
  * @last_result: the last park's outcome: 0, or a negative errno if the
- *	device did not confirm it (I/O was held all the same)
+ *	device did not confirm it (I/O was held all the same);
+ *	-EINPROGRESS while the device has not answered it
  * @parks: parks so far
  * @failures: parks the device did not confirm
  * @last_park_ns: the last park's latency
  * @request_ns: time of the last park or unpark request
  * @complete_ns: time the driver answered it
  * @deadline_ns: end of the park, 0 if not parked
+ * @cookie: the cookie of the current or last park (see hdp_park_disks()),
+ *	0 before the first
  */
 struct hdp_disk {
 	char name[HDP_NAME_MAX + 1];
@@ -110,6 +113,7 @@ struct hdp_disk {
 	uint64_t request_ns;
 	uint64_t complete_ns;
 	uint64_t deadline_ns;
+	uint64_t cookie;
 };
 
 /**
@@ -120,12 +124,14 @@ struct hdp_disk {
  *	number of the first event known lost, or 0 if unknown (the socket
  *	overran)
  * @lost: for HDP_EV_LOSS, how many events were lost, 0 if unknown
- * @result: for HDP_EV_PARKED, the park's outcome (0 or a negative errno);
- *	otherwise the disk's last_result
+ * @result: for HDP_EV_PARKED, the park's outcome (0 or a negative errno;
+ *	-EINPROGRESS for a renewal of a park the device has not answered
+ *	yet); otherwise the disk's last_result
  * @park_ms: for HDP_EV_PARKED, the park's length
  * @renewed: for HDP_EV_PARKED, the park only moved the deadline of a
  *	parked disk
- * @disk: the disk's state right after the change (not for HDP_EV_LOSS)
+ * @disk: the disk's state right after the change (not for HDP_EV_LOSS);
+ *	for HDP_EV_PARKED, its cookie is that of the park the event tells of
  */
 struct hdp_monitor_event {
 	enum hdp_event_type type;
@@ -143,12 +149,18 @@ struct hdp_monitor_event {
  * @name: the disk
  * @devt: its device number
  * @result: 0 if the device confirmed the park, else a negative errno
- *	(the disk's I/O is held all the same)
+ *	(the disk's I/O is held all the same): the device's error,
+ *	-ECANCELED if the park ended before the device was asked, -ENODEV
+ *	if the disk went first, or -EINPROGRESS if the device had not
+ *	answered when the wait ended (see hdp_park_disks())
  * @method: the method the park used
  * @park_ms: the park's length
  * @deadline_ns: when it ends
  * @request_ns: when it was asked for
  * @complete_ns: when the device answered
+ * @cookie: names the park the disk is in: the request's, or for a
+ *	renewal that of the request that started the park
+ * @renewed: the disk was parked already: the park only moved its deadline
  */
 struct hdp_outcome {
 	char name[HDP_NAME_MAX + 1];
@@ -159,6 +171,8 @@ struct hdp_outcome {
 	uint64_t deadline_ns;
 	uint64_t request_ns;
 	uint64_t complete_ns;
+	uint64_t cookie;
+	bool renewed;
 };
 
 struct hdp_ctx;
@@ -245,30 +259,80 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 		   enum hdp_park_method method);
 
 /**
- * hdp_park() - park one disk, or every enabled disk at once
+ * hdp_park_disks() - park several disks, or every enabled disk, at once
  * @ctx: the context
- * @disk: the disk, or NULL for every enabled disk (parked in parallel)
+ * @disks: the disks, or NULL for every enabled disk
+ * @ndisks: how many; 0 for every enabled disk
  * @ms: the park's length, 1..HDP_TIMEOUT_MAX_MS, or 0 for each disk's
  *	own timeout; a parked disk's deadline moves to now plus the length
  * @outcomes: if not NULL, where to store an array of one outcome per
  *	disk parked, to be given back to free(); NULL on failure
  * @n: if not NULL, where to store its length
  *
- * Returns once every device answered.
- * Return: 0 (a park the device did not confirm still succeeds: see the
- * outcome's result); -EPERM if the disk is not enabled or without
- * CAP_SYS_ADMIN; -ENODEV if it is gone or (@disk NULL) no disk is
- * enabled; -ENOENT, -ERANGE, -EPROTONOSUPPORT as above.
+ * One request parks all the disks in parallel, not one after the other.
+ * The kernel answers as soon as every disk's I/O is held and its park
+ * started, with a cookie that names the request; each device's answer
+ * comes later as an HDP_EV_PARKED event with that cookie. The call
+ * listens to the events from before it sends the request, so no answer
+ * is missed, and waits for the answer of every disk whose device has
+ * not answered yet, for at most the park wait (hdp_set_park_wait(),
+ * default 10 s) after the kernel's reply. Events of other disks and
+ * other parks are ignored. An outcome whose device had not answered
+ * when the wait ended keeps the result -EINPROGRESS: the device has not
+ * answered yet, and the disk's I/O is held all the same. If the events
+ * cannot be listened to, or were lost (the socket overran), the call
+ * reads each waiting disk's state instead, every 20 ms until the wait
+ * ends: the answer is there once the disk's cookie is the outcome's and
+ * its result no longer -EINPROGRESS.
+ *
+ * If the kernel refuses the request because of one of several disks,
+ * hdp_kernel_message() starts with that disk's name.
+ * Return: 0 (a park the device did not confirm still succeeds: see each
+ * outcome's result); -EINVAL if @disks names a disk twice; -EPERM if a
+ * disk is not enabled or without CAP_SYS_ADMIN; -ENODEV if a disk is
+ * gone or (no disk named) no disk is enabled; -ENOENT, -ERANGE,
+ * -EPROTONOSUPPORT as above. When the request fails, no disk parks.
+ */
+int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
+		   size_t ndisks, unsigned int ms,
+		   struct hdp_outcome **outcomes, size_t *n);
+
+/**
+ * hdp_park() - park one disk, or every enabled disk at once
+ * @ctx: the context
+ * @disk: the disk, or NULL for every enabled disk (parked in parallel)
+ * @ms: as hdp_park_disks()
+ * @outcomes: as hdp_park_disks()
+ * @n: as hdp_park_disks()
+ *
+ * hdp_park_disks() of one disk, or of all: it waits for the devices'
+ * answers in the same way.
+ * Return: as hdp_park_disks().
  */
 int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
 	     struct hdp_outcome **outcomes, size_t *n);
+
+/**
+ * hdp_set_park_wait() - how long a park waits for the devices' answers
+ * @ctx: the context
+ * @ms: the longest wait after the kernel's reply, in milliseconds
+ *	(default 10000); 0: do not wait, hand over the outcomes as the
+ *	kernel's reply gives them, -EINPROGRESS for each device that has
+ *	not answered yet
+ *
+ * Return: 0.
+ */
+int hdp_set_park_wait(struct hdp_ctx *ctx, unsigned int ms);
 
 /**
  * hdp_unpark() - unpark one disk, or every parked disk
  * @ctx: the context
  * @disk: the disk, or NULL for all
  *
- * Unparking a disk that is not parked succeeds.
+ * Unparking a disk that is not parked succeeds. The call does not wait
+ * for the devices: the park ends at once (an HDP_EV_UNPARKED event), and
+ * the disk's held I/O flows once its device unparked, or after one
+ * second if the device does not answer.
  * Return: 0, or as hdp_set_enabled().
  */
 int hdp_unpark(struct hdp_ctx *ctx, const char *disk);

@@ -5,18 +5,22 @@
  * and the monitor.
  *
  * A context holds two sockets, made when first needed: one for requests
- * (blocking: a park's reply comes once the devices answered), one for the
- * monitor (non-blocking, read directly so that an overrun's ENOBUFS is
- * seen as such). Nothing is global; nothing is printed.
+ * (blocking; the kernel answers each at once, a park too), one for the
+ * monitor. A park opens a third for the time of the call, which hears
+ * its devices' answers. Both listeners are non-blocking and read
+ * directly, so that an overrun's ENOBUFS is seen as such. Nothing is
+ * global; nothing is printed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netlink/genl/ctrl.h>
@@ -34,17 +38,24 @@
 #define HDP_MONITOR_DRAIN	(1 << 20)
 /* How often a list disturbed by an add or remove is read again. */
 #define HDP_LIST_TRIES	5
+/* How long a park waits for its devices' answers, by default. */
+#define HDP_PARK_WAIT_MS	10000
+/* How often a park without events reads the state of a waiting disk. */
+#define HDP_STATUS_POLL_MS	20
 
 struct hdp_ctx {
 	struct nl_sock *sk;		/* requests */
 	int family;			/* the family's id, once resolved */
+	int group;			/* the events group's id, once resolved */
 	struct nl_sock *mon;		/* events */
 	unsigned char *mon_buf;
 	size_t mon_off, mon_len;	/* messages of mon_buf not handed over */
 	uint64_t next_seq;		/* the event number expected next */
 	bool have_seq;
+	unsigned int park_wait_ms;	/* see hdp_set_park_wait() */
 	char configfs[256];		/* "": find it */
 	char message[256];		/* the last failure's extended ACK */
+	uint32_t err_off;		/* its attribute in the request, or 0 */
 };
 
 /* A request in flight and what its replies are for. */
@@ -61,7 +72,10 @@ struct hdp_req {
 HDP_EXPORT int hdp_new(struct hdp_ctx **ctx)
 {
 	*ctx = calloc(1, sizeof(**ctx));
-	return *ctx ? 0 : -ENOMEM;
+	if (!*ctx)
+		return -ENOMEM;
+	(*ctx)->park_wait_ms = HDP_PARK_WAIT_MS;
+	return 0;
 }
 
 HDP_EXPORT void hdp_free(struct hdp_ctx *ctx)
@@ -128,6 +142,7 @@ static int connect_ctx(struct hdp_ctx *ctx)
 	int err, id;
 
 	ctx->message[0] = '\0';
+	ctx->err_off = 0;
 	if (ctx->sk)
 		return 0;
 	err = open_socket(&ctx->sk);
@@ -140,6 +155,37 @@ static int connect_ctx(struct hdp_ctx *ctx)
 		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
 	}
 	ctx->family = id;
+	return 0;
+}
+
+/*
+ * A socket that hears the events, non-blocking. The group's id is
+ * resolved once, through the request socket (connect_ctx() first).
+ */
+static int open_listener(struct hdp_ctx *ctx, struct nl_sock **out)
+{
+	struct nl_sock *sk = NULL;
+	int err, group = ctx->group;
+
+	if (!group) {
+		group = genl_ctrl_resolve_grp(ctx->sk, HDP_GENL_NAME,
+					      HDP_GENL_MCGRP_EVENTS);
+		if (group < 0)
+			return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT :
+							    nl_errno(group);
+		ctx->group = group;
+	}
+	err = open_socket(&sk);
+	if (err)
+		return err;
+	err = nl_socket_add_membership(sk, group);
+	if (!err)
+		err = nl_socket_set_nonblocking(sk);
+	if (err < 0) {
+		nl_socket_free(sk);
+		return nl_errno(err);
+	}
+	*out = sk;
 	return 0;
 }
 
@@ -184,7 +230,7 @@ static int finish_cb(struct nl_msg *msg, void *arg)
 	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
 		memcpy(&err, nlmsg_data(nlh), sizeof(err));
 		hdp_extack_message(nlh, sizeof(int), req->ctx->message,
-				   sizeof(req->ctx->message));
+				   sizeof(req->ctx->message), &req->ctx->err_off);
 	}
 	if (err && !req->error)
 		req->error = err;
@@ -202,7 +248,7 @@ static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len > NLMSG_HDRLEN)
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	hdp_extack_message(nlh, off, req->ctx->message,
-			   sizeof(req->ctx->message));
+			   sizeof(req->ctx->message), &req->ctx->err_off);
 	req->error = e->error ? e->error : req->error;
 	req->done = 1;
 	return NL_STOP;
@@ -251,11 +297,14 @@ out:
 	return req.error;
 }
 
-/* A request of @cmd, naming @disk if not NULL; NULL if out of memory. */
+/*
+ * A request of @cmd, naming @disk if not NULL, with room for @size bytes
+ * (0: the default); NULL if out of memory.
+ */
 static struct nl_msg *new_request(struct hdp_ctx *ctx, int cmd, int flags,
-				  const char *disk)
+				  const char *disk, size_t size)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = size ? nlmsg_alloc_size(size) : nlmsg_alloc();
 
 	if (!msg)
 		return NULL;
@@ -287,7 +336,7 @@ static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
 	err = err ? err : connect_ctx(ctx);
 	if (err)
 		return err;
-	*msg = new_request(ctx, cmd, flags, disk);
+	*msg = new_request(ctx, cmd, flags, disk, 0);
 	return *msg ? 0 : -ENOMEM;
 }
 
@@ -347,27 +396,211 @@ static int park_reply(const struct nlmsghdr *nlh, void *arg)
 	return hdp_decode_outcomes(nlh, &pr->outcomes, &pr->n);
 }
 
-HDP_EXPORT int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
-			struct hdp_outcome **outcomes, size_t *n)
+/* A park's outcomes that wait for their devices' answers, until a time. */
+struct park_wait {
+	struct hdp_outcome *o;
+	size_t n;
+	size_t pending;		/* outcomes whose result is -EINPROGRESS */
+	uint64_t deadline_ns;
+};
+
+static uint64_t now_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Milliseconds until @deadline_ns, rounded up, for poll(); 0 once past. */
+static int ms_until(uint64_t deadline_ns)
+{
+	uint64_t now = now_ns(), ms;
+
+	if (now >= deadline_ns)
+		return 0;
+	ms = (deadline_ns - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* An HDP_CMD_EVENT message of the family. */
+static bool is_event(const struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *gnlh = nlmsg_data(nlh);
+
+	return nlh->nlmsg_type == ctx->family &&
+	       nlh->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN) &&
+	       gnlh->cmd == HDP_CMD_EVENT;
+}
+
+/* Apply the answers among the @len bytes of messages at @nlh. */
+static void park_answers(struct hdp_ctx *ctx, struct park_wait *w,
+			 struct nlmsghdr *nlh, int len)
+{
+	struct hdp_monitor_event ev;
+
+	for (; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
+		if (is_event(ctx, nlh) && !hdp_decode_event(nlh, &ev) &&
+		    hdp_event_answers(w->o, w->n, &ev))
+			w->pending--;
+	}
+}
+
+/*
+ * Read the events socket @sk until every outcome is answered or the time
+ * is up. Return: 0; -ENOBUFS if events were lost (an answer among them,
+ * maybe); another negative errno if reading failed.
+ */
+static int wait_events(struct hdp_ctx *ctx, struct nl_sock *sk,
+		       struct park_wait *w)
+{
+	unsigned char buf[HDP_MONITOR_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct pollfd pfd = { .fd = nl_socket_get_fd(sk), .events = POLLIN };
+	ssize_t len;
+	int ret;
+
+	while (w->pending) {
+		len = recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (len > 0) {
+			park_answers(ctx, w, (struct nlmsghdr *)buf, (int)len);
+			continue;
+		}
+		if (len < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR)
+			return -errno;
+		ret = poll(&pfd, 1, ms_until(w->deadline_ns));
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (!ret)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Without events: read the state of each disk still waiting, every
+ * HDP_STATUS_POLL_MS, until every outcome is answered or the time is up.
+ */
+static void wait_status(struct hdp_ctx *ctx, struct park_wait *w)
+{
+	struct hdp_disk d;
+	size_t i;
+	int ms;
+
+	for (;;) {
+		for (i = 0; i < w->n && w->pending; i++) {
+			if (w->o[i].result == -EINPROGRESS &&
+			    !hdp_status(ctx, w->o[i].name, &d) &&
+			    hdp_outcome_answer(w->o, w->n, &d))
+				w->pending--;
+		}
+		ms = ms_until(w->deadline_ns);
+		if (!w->pending || !ms)
+			return;
+		poll(NULL, 0, ms < HDP_STATUS_POLL_MS ? ms : HDP_STATUS_POLL_MS);
+	}
+}
+
+/*
+ * Wait for the answers to the outcomes of @pr still in progress: through
+ * @events if it is open and nothing is lost, else by reading the disks'
+ * states.
+ */
+static void park_wait(struct hdp_ctx *ctx, struct nl_sock *events,
+		      const struct park_reply *pr)
+{
+	struct park_wait w = {
+		.o = pr->outcomes, .n = pr->n,
+		.deadline_ns = now_ns() + (uint64_t)ctx->park_wait_ms * 1000000,
+	};
+	size_t i;
+
+	for (i = 0; i < w.n; i++)
+		w.pending += w.o[i].result == -EINPROGRESS;
+	if (w.pending && (!events || wait_events(ctx, events, &w)))
+		wait_status(ctx, &w);
+}
+
+/* A PARK naming @disks, with length @ms if not 0; NULL if out of memory. */
+static struct nl_msg *park_request(struct hdp_ctx *ctx,
+				   const char *const *disks, size_t ndisks,
+				   unsigned int ms)
+{
+	size_t i, size = NLMSG_HDRLEN + GENL_HDRLEN +
+			 nla_total_size(sizeof(uint32_t)) +
+			 ndisks * nla_total_size(HDP_NAME_MAX + 1);
+	struct nl_msg *msg = new_request(ctx, HDP_CMD_PARK, 0, NULL, size);
+
+	if (!msg)
+		return NULL;
+	for (i = 0; i < ndisks; i++) {
+		if (nla_put_string(msg, HDP_A_DISK, disks[i]) < 0)
+			goto fail;
+	}
+	if (ms && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0)
+		goto fail;
+	return msg;
+fail:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+/*
+ * The kernel refused the request @msg because of the disk at err_off:
+ * its message starts with the disk's name, which it does not say.
+ */
+static void name_refused_disk(struct hdp_ctx *ctx, struct nl_msg *msg)
+{
+	char disk[HDP_NAME_MAX + 1], text[sizeof(ctx->message)];
+
+	if (!ctx->message[0] ||
+	    hdp_request_disk(nlmsg_hdr(msg), ctx->err_off, disk))
+		return;
+	/* the kernel's messages are short: 220 bytes leave room for the name */
+	snprintf(text, sizeof(text), "%s: %.220s", disk, ctx->message);
+	memcpy(ctx->message, text, sizeof(text));
+}
+
+HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
+			      size_t ndisks, unsigned int ms,
+			      struct hdp_outcome **outcomes, size_t *n)
+{
+	struct nl_sock *events = NULL;
 	struct park_reply pr = { 0 };
 	struct nl_msg *msg;
+	size_t i;
 	int err;
 
 	if (outcomes)
 		*outcomes = NULL;
 	if (n)
 		*n = 0;
+	if (!disks)
+		ndisks = 0;
 	if (ms > HDP_TIMEOUT_MAX_MS)
 		return -ERANGE;
-	err = prepare(ctx, HDP_CMD_PARK, 0, disk, &msg);
+	for (i = 0; i < ndisks; i++) {
+		err = check_name(disks[i]);
+		if (err)
+			return err;
+	}
+	err = connect_ctx(ctx);
 	if (err)
 		return err;
-	if (ms && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0) {
-		nlmsg_free(msg);
+	msg = park_request(ctx, disks, ndisks, ms);
+	if (!msg)
 		return -ENOMEM;
-	}
+	/* Listening from before the request, no answer can be missed. */
+	if (ctx->park_wait_ms && open_listener(ctx, &events))
+		events = NULL;
+	nlmsg_get(msg);
 	err = transact(ctx, msg, park_reply, &pr, NULL);
+	if (err && ndisks > 1)
+		name_refused_disk(ctx, msg);
+	nlmsg_free(msg);
+	if (!err && ctx->park_wait_ms)
+		park_wait(ctx, events, &pr);
+	nl_socket_free(events);
 	if (err || !outcomes) {
 		free(pr.outcomes);
 		return err;
@@ -375,6 +608,19 @@ HDP_EXPORT int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
 	*outcomes = pr.outcomes;
 	if (n)
 		*n = pr.n;
+	return 0;
+}
+
+HDP_EXPORT int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
+			struct hdp_outcome **outcomes, size_t *n)
+{
+	return hdp_park_disks(ctx, disk ? &disk : NULL, disk ? 1 : 0, ms,
+			      outcomes, n);
+}
+
+HDP_EXPORT int hdp_set_park_wait(struct hdp_ctx *ctx, unsigned int ms)
+{
+	ctx->park_wait_ms = ms;
 	return 0;
 }
 
@@ -520,7 +766,7 @@ HDP_EXPORT int hdp_remove(struct hdp_ctx *ctx, const char *disk)
 HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 {
 	struct nl_sock *sk;
-	int err, group;
+	int err;
 
 	if (ctx->mon)
 		return nl_socket_get_fd(ctx->mon);
@@ -528,23 +774,14 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 	err = connect_ctx(ctx);
 	if (err)
 		return err;
-	err = open_socket(&sk);
-	if (err)
-		return err;
-	group = genl_ctrl_resolve_grp(sk, HDP_GENL_NAME, HDP_GENL_MCGRP_EVENTS);
-	if (group < 0) {
-		nl_socket_free(sk);
-		return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(group);
-	}
 	ctx->mon_buf = malloc(HDP_MONITOR_BUF);
-	err = ctx->mon_buf ? nl_socket_add_membership(sk, group) : -NLE_NOMEM;
-	if (!err)
-		err = nl_socket_set_nonblocking(sk);
-	if (err < 0) {
+	if (!ctx->mon_buf)
+		return -ENOMEM;
+	err = open_listener(ctx, &sk);
+	if (err) {
 		free(ctx->mon_buf);
 		ctx->mon_buf = NULL;
-		nl_socket_free(sk);
-		return nl_errno(err);
+		return err;
 	}
 	ctx->mon = sk;
 	ctx->mon_off = 0;
@@ -582,15 +819,12 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 			   hdp_event_fn fn, void *data, int *count,
 			   bool *consumed)
 {
-	struct genlmsghdr *gnlh = nlmsg_data(nlh);
 	struct hdp_monitor_event ev;
 	uint64_t lost, first;
 	int kind, err;
 
 	*consumed = true;
-	if (nlh->nlmsg_type != ctx->family ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
-	    gnlh->cmd != HDP_CMD_EVENT)
+	if (!is_event(ctx, nlh))
 		return 0;
 	kind = hdp_decode_event(nlh, &ev);
 	if (kind < 0)

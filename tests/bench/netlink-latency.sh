@@ -39,12 +39,14 @@ events() { # LISTENERS
 	grep '^listeners=' /tmp/lat.out
 }
 
-# spread: from `hdp-nl park` outcomes, last completion minus first request.
+# spread: from `hdp-nl park ... wait`, the last device's answer minus the
+# first request (an outcome is final unless in progress, -115).
 spread() {
-	awk '/^outcome / {
+	awk '/^(outcome|answer) / {
+		delete v
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		if (req == "" || v["request_ns"] < req) req = v["request_ns"]
-		if (v["complete_ns"] > cpl) cpl = v["complete_ns"]
+		if (v["result"] != -115 && v["complete_ns"] > cpl) cpl = v["complete_ns"]
 	} END { printf "%.0f\n", (cpl - req) / 1000 }'
 }
 
@@ -57,7 +59,7 @@ parks() { # NAME DISK|""
 	i=0
 	: >/tmp/spread
 	while [ $i -lt "$N" ]; do
-		hdp-nl park $2 timeout=2000 | spread >>/tmp/spread
+		hdp-nl park $2 timeout=2000 wait | spread >>/tmp/spread
 		hdp-nl unpark >/dev/null
 		i=$((i + 1))
 	done

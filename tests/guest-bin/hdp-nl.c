@@ -11,10 +11,19 @@
  *                                  FILE.go; an NLM_F_DUMP_INTR reply
  *                                  prints "dump-interrupted" before "ok"
  *   hdp-nl set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]
- *   hdp-nl park [DISK...] [timeout=MS]   several disks: parked one after another
+ *   hdp-nl park [DISK...] [timeout=MS] [each] [wait]
+ *                                  one PARK naming every DISK (each: one
+ *                                  PARK per DISK in turn); wait: join the
+ *                                  events group first and, after the
+ *                                  reply, print the PARKED event that
+ *                                  answers each outcome still in progress
+ *                                  ("answer " first; "answers-missing N"
+ *                                  if some did not come within 10 s)
  *   hdp-nl unpark [DISK]
  *   hdp-nl raw CMD [FLAGS] SPEC...  hand-made message; SPEC is s:TYPE:TEXT,
- *                                  n:TYPE:TEXT (no NUL), u8|u16|u32|u64:TYPE:V,
+ *                                  n:TYPE:TEXT (no NUL), z:TYPE:TEXT (each |
+ *                                  a NUL, and one at the end),
+ *                                  u8|u16|u32|u64:TYPE:V,
  *                                  flag:TYPE, rep:TYPE:N:C, trunc:K, ver:V, dump
  *   hdp-nl listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]
  *                 [stall=FILE]     stall: read nothing until FILE exists,
@@ -66,9 +75,9 @@
 static const char usage_text[] =
 	"usage: hdp-nl [--as-uid=UID] COMMAND ...\n"
 	"  get [DISK] | dump [DISK] [pause=FILE] | unpark [DISK]\n"
-	"  park [DISK...] [timeout=MS]\n"
+	"  park [DISK...] [timeout=MS] [each] [wait]\n"
 	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]\n"
-	"  raw CMD [FLAGS] SPEC...   SPEC: s:TYPE:TEXT n:TYPE:TEXT u8:TYPE:V u16:TYPE:V\n"
+	"  raw CMD [FLAGS] SPEC...   SPEC: s:TYPE:TEXT n:TYPE:TEXT z:TYPE:A|B u8:TYPE:V u16:TYPE:V\n"
 	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
 	"                            trunc:K ver:V dump\n"
 	"  listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]\n"
@@ -96,6 +105,8 @@ struct rx {
 	int intr;		/* a dump reply had NLM_F_DUMP_INTR */
 	const char *pause;	/* wait on this file after the first reply */
 	char ext[256];		/* extended ACK message, "" if none */
+	uint64_t cookie;	/* a PARK reply's cookie */
+	int pending;		/* its outcomes still in progress */
 };
 
 /* A growing array of latency samples, in nanoseconds. */
@@ -164,6 +175,7 @@ static const struct field {
 	{ HDP_A_COMPLETE_NS, "complete_ns", K_U64, NULL, 0 },
 	{ HDP_A_DEADLINE_NS, "deadline_ns", K_U64, NULL, 0 },
 	{ HDP_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
+	{ HDP_A_COOKIE, "cookie", K_U64, NULL, 0 },
 };
 #define NFIELDS		ARRAY_SIZE(fields)
 
@@ -357,8 +369,11 @@ static struct genlmsghdr *parse_msg(struct nlmsghdr *nlh, int family,
 	return gnlh;
 }
 
-/* Print a reply: its disk line if any, then one line per HDP_A_OUTCOME. */
-static int print_reply(struct nlmsghdr *nlh, int family)
+/*
+ * Print a reply: its disk line if any, then one line per HDP_A_OUTCOME;
+ * note a PARK reply's cookie and outcomes in progress in RX.
+ */
+static int print_reply(struct nlmsghdr *nlh, int family, struct rx *rx)
 {
 	struct nlattr *tb[HDP_A_MAX + 1], *otb[HDP_A_MAX + 1], *a;
 	struct genlmsghdr *gnlh = parse_msg(nlh, family, tb);
@@ -372,6 +387,8 @@ static int print_reply(struct nlmsghdr *nlh, int family)
 		disk |= tb[i] && i != HDP_A_OUTCOME;
 	if (disk)
 		print_disk("", tb);
+	if (tb[HDP_A_COOKIE])
+		rx->cookie = nla_get_u64(tb[HDP_A_COOKIE]);
 	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem) {
 		if (nla_type(a) != HDP_A_OUTCOME)
 			continue;
@@ -380,6 +397,9 @@ static int print_reply(struct nlmsghdr *nlh, int family)
 			return -1;
 		}
 		print_disk("outcome ", otb);
+		if (otb[HDP_A_RESULT] &&
+		    (int32_t)nla_get_u32(otb[HDP_A_RESULT]) == -EINPROGRESS)
+			rx->pending++;
 	}
 	return 0;
 }
@@ -443,7 +463,7 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 
 	if (nlmsg_hdr(msg)->nlmsg_flags & NLM_F_DUMP_INTR)
 		rx->intr = 1;
-	if (rx->print && print_reply(nlmsg_hdr(msg), rx->family) < 0)
+	if (rx->print && print_reply(nlmsg_hdr(msg), rx->family, rx) < 0)
 		rx->bad = 1;
 	if (rx->pause) {
 		fflush(stdout);
@@ -805,13 +825,91 @@ static struct nl_msg *park_msg(const char *disk, int timeout, uint32_t ms)
 	return msg;
 }
 
+static int any_seq_cb(struct nl_msg *msg, void *arg);
+
+/* What park ... wait waits for: the answers to one PARK's cookie. */
+struct answers {
+	int family;
+	uint64_t cookie;
+	int pending;
+	int bad;
+};
+
+/* A PARKED event without RENEWED that carries the cookie: print it. */
+static int answer_cb(struct nl_msg *msg, void *arg)
+{
+	struct answers *an = arg;
+	struct nlattr *tb[HDP_A_MAX + 1];
+
+	if (!parse_msg(nlmsg_hdr(msg), an->family, tb)) {
+		an->bad = 1;
+		return NL_OK;
+	}
+	if (!tb[HDP_A_EVENT] || nla_get_u8(tb[HDP_A_EVENT]) != HDP_EVENT_PARKED ||
+	    tb[HDP_A_RENEWED] || !tb[HDP_A_COOKIE] ||
+	    nla_get_u64(tb[HDP_A_COOKIE]) != an->cookie)
+		return NL_OK;
+	print_disk("answer ", tb);
+	an->pending--;
+	return NL_OK;
+}
+
 /*
- * park [DISK]... [timeout=MS]: one PARK, or one per DISK in turn (each
- * waiting for the one before), stopping at the first that fails.
+ * Send the PARK MSG (freed) with a listener joined first; print the reply,
+ * then the answers to its outcomes in progress, then the final line.
+ */
+static int park_wait(struct nl_msg *msg)
+{
+	struct answers an = { 0 };
+	struct rx rx = { .print = 1 };
+	struct pollfd pfd = { .events = POLLIN };
+	struct nl_cb *cb = NULL;
+	struct hdp h, ev;
+	int ret, code = 1;
+
+	if (hdp_open(&ev, 1) < 0) {
+		nlmsg_free(msg);
+		return 1;
+	}
+	nl_socket_disable_seq_check(ev.sk);
+	nl_socket_set_buffer_size(ev.sk, 4 << 20, 0);
+	if (nl_socket_add_membership(ev.sk, ev.group) < 0 ||
+	    !(cb = nl_cb_alloc(NL_CB_DEFAULT)) || hdp_open(&h, 0) < 0) {
+		fprintf(stderr, PROG ": cannot listen to " HDP_GENL_MCGRP_EVENTS "\n");
+		goto out;
+	}
+	transact(&h, msg, &rx, -1);
+	nl_socket_free(h.sk);
+	an.family = ev.family;
+	an.cookie = rx.cookie;
+	an.pending = rx.error ? 0 : rx.pending;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq_cb, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, answer_cb, &an);
+	pfd.fd = nl_socket_get_fd(ev.sk);
+	while (an.pending > 0) {
+		ret = poll(&pfd, 1, 10000);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0 || nl_recvmsgs(ev.sk, cb) < 0)
+			break;
+	}
+	if (an.pending > 0)
+		printf("answers-missing %d\n", an.pending);
+	code = print_outcome(&rx) || an.pending > 0 || an.bad;
+out:
+	nl_cb_put(cb);
+	nl_socket_free(ev.sk);
+	nlmsg_free(msg);
+	return code;
+}
+
+/*
+ * park [DISK]... [timeout=MS] [each] [wait]: one PARK naming every DISK,
+ * or with each one per DISK in turn, stopping at the first that fails.
  */
 static int cmd_park(int argc, char **argv)
 {
-	int i, n = 0, timeout = 0;
+	int i, n = 0, timeout = 0, each = 0, wait = 0;
 	struct nl_msg **msgs;
 	const char *v;
 	uint64_t ms = 0;
@@ -822,13 +920,23 @@ static int cmd_park(int argc, char **argv)
 				return usage();
 			timeout = 1;
 		}
+		each |= !strcmp(argv[i], "each");
+		wait |= !strcmp(argv[i], "wait");
 	}
+	if (each && wait)
+		return usage();
 	msgs = calloc(argc, sizeof(*msgs));
 	if (!msgs)
 		return 1;
 	for (i = 1; i < argc; i++) {
-		if (opt(argv[i], "timeout"))
+		if (opt(argv[i], "timeout") || !strcmp(argv[i], "each") ||
+		    !strcmp(argv[i], "wait"))
 			continue;
+		if (!each && n) {
+			if (nla_put_string(msgs[0], HDP_A_DISK, argv[i]) < 0)
+				goto fail;
+			continue;
+		}
 		msgs[n] = park_msg(argv[i], timeout, ms);
 		if (!msgs[n++])
 			goto fail;
@@ -838,10 +946,11 @@ static int cmd_park(int argc, char **argv)
 		if (!msgs[n++])
 			goto fail;
 	}
-	i = run_requests(msgs, n, -1);
+	i = wait ? park_wait(msgs[0]) : run_requests(msgs, n, -1);
 	free(msgs);
 	return i;
 fail:
+	fprintf(stderr, PROG ": message too long\n");
 	while (n--)
 		nlmsg_free(msgs[n]);
 	free(msgs);
@@ -874,6 +983,12 @@ static int raw_attr(struct nl_msg *msg, const char *spec)
 		err = nla_put(msg, t, 0, NULL);
 	} else if ((!strcmp(kind, "s") || !strcmp(kind, "n")) && val) {
 		err = nla_put(msg, t, strlen(val) + (kind[0] == 's'), val);
+	} else if (!strcmp(kind, "z") && val) {
+		n = strlen(val) + 1;
+		for (c = val; *c; c++)
+			if (*c == '|')
+				*c = '\0';
+		err = nla_put(msg, t, n, val);
 	} else if (!strcmp(kind, "rep") && val && (c = strchr(val, ':'))) {
 		*c++ = '\0';
 		if (parse_num(val, 16, &n) || n > 65531 || strlen(c) != 1)

@@ -116,6 +116,24 @@ for n in $disks; do
 	expect_eq "unpark-all-$n-idle" "$(cat /config/hdprotect/$n/state)" idle
 done
 
+# Two named disks: one request parks both at once (each park requested
+# before either device answered), and each disk's outcome is printed.
+set -- $disks
+run park-two 0 hdpctl park "$2" "$3" --for 30 --json
+expect_eq park-two-one-outcome-per-disk "$(wc -l </tmp/o) $(json /tmp/o "$2" result) $(json /tmp/o "$3" result)" "2 0 0"
+r2=$(json /tmp/o "$2" request_ns)
+r3=$(json /tmp/o "$3" request_ns)
+c2=$(json /tmp/o "$2" complete_ns)
+c3=$(json /tmp/o "$3" complete_ns)
+if [ -n "$r2" ] && [ -n "$c3" ] && [ "$r2" -lt "$c3" ] && [ "$r3" -lt "$c2" ]; then
+	ok park-two-at-once
+else
+	not_ok park-two-at-once "requests $r2 $r3, answers $c2 $c3"
+fi
+run park-two-text 0 hdpctl park "$2" "$3" --for 30
+has park-two-prints-both /tmp/o "$2: parked for 30000 ms" "$3: parked for 30000 ms"
+run unpark-two 0 hdpctl unpark "$2" "$3"
+
 # The monitor, as a plain user: parks through configfs, netlink and
 # unload_heads. It is ready once it saw a change made to wake it.
 sda=$(disk ahci0)

@@ -122,3 +122,15 @@ expect_eq() {
 stat_of() {
 	tr ' ' '\n' <"$1/stats" | sed -n "s/^$2=//p"
 }
+
+# wait_stat ITEM KEY N: wait up to 5 s for the stats number KEY of ITEM to
+# reach N: a park returns before the device answers, whose answer shows
+# in the stats. Prints the number it last read.
+wait_stat() {
+	_i=0
+	while [ "$(stat_of "$1" "$2")" -lt "$3" ] && [ $_i -lt 50 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	stat_of "$1" "$2"
+}

@@ -1,8 +1,10 @@
 # The generic netlink family: it resolves by name and `genl ctrl list`
 # shows it with its group; GET, dump, SET, PARK and UNPARK succeed and
-# agree with configfs; PARK without a disk parks every enabled disk (two
-# AHCI ports, PIIX, null_blk) at once: the parks overlap in time, and the
-# host checks the device trace (netlink-commands.check).
+# agree with configfs; a PARK replies before the devices answer, with a
+# cookie that their PARKED events carry; a PARK naming several disks, or
+# none (every enabled disk: two AHCI ports, PIIX, null_blk), parks them at
+# once: the parks overlap in time, and the host checks the device trace
+# (netlink-commands.check).
 . ./lib.sh
 
 modprobe hdprotect || { not_ok netlink-commands "modprobe hdprotect failed"; exit 1; }
@@ -39,6 +41,12 @@ fi
 
 # field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+# final OUTPUT DISK: the line with DISK's park outcome in the output of
+# "hdp-nl park ... wait": its answer if it was in progress.
+final() {
+	echo "$1" | grep "^answer .*disk=$2 " ||
+		echo "$1" | grep "^outcome .*disk=$2 "
+}
 
 H=/config/hdprotect/nbn
 mkdir $H
@@ -58,10 +66,18 @@ expect_eq get-agrees-with-configfs "$(field "$g" enabled) $(field "$g" timeout_m
 
 # Starting a program takes about a second in the emulated guest: parks
 # here last 20 s and end with an unpark.
-p=$(hdp-nl park nbn timeout=20000)
+# The device takes 1 s to answer: the reply comes first, in progress.
+echo 1000 >/config/nullb/nbn/park_delay_ms
+p=$(hdp-nl park nbn timeout=20000 wait)
 o=$(echo "$p" | grep '^outcome ')
-expect_eq park-one-outcome "$(field "$o" disk) $(field "$o" result) $(field "$o" last_method) $(field "$o" park_ms) $(echo "$p" | tail -n 1)" \
-	"nbn 0 unload 20000 ok"
+a=$(echo "$p" | grep '^answer ')
+c=$(field "$(echo "$p" | head -n 1)" cookie)
+expect_eq park-reply-before-answer "$(field "$o" disk) $(field "$o" result) $(field "$o" park_ms)" \
+	"nbn -115 20000"
+expect_eq park-reply-cookie "$(field "$o" cookie)" "$c"
+expect_eq park-answer-event "$(field "$a" disk) $(field "$a" cookie) $(field "$a" result) $(field "$a" last_method) $(echo "$p" | tail -n 1)" \
+	"nbn $c 0 unload ok"
+echo 0 >/config/nullb/nbn/park_delay_ms
 left=$(cat $H/park)
 if [ "$(cat $H/state)" = parked ] && [ "$left" -gt 0 ] && [ "$left" -le 20000 ]; then
 	ok park-one-shows-in-configfs
@@ -86,25 +102,45 @@ done
 expect_eq dump-lists-every-item "$(hdp-nl dump | grep -o 'disk=[^ ]*' | sort | tr '\n' ' ')" \
 	"$(for d in $disks; do echo "disk=$d"; done | sort | tr '\n' ' ')"
 
-mark begin netlink-commands/serial
-s=$(hdp-nl park $(echo "$disks" | cut -d' ' -f2-) timeout=20000)
-mark end netlink-commands/serial
-expect_eq park-three-one-after-another "$(echo "$s" | grep -c '^outcome .* result=0 ')" 3
+# Named disks are checked first: a request that names a disk twice, or a
+# disk that is not enabled, parks nothing.
+atas=$(echo "$disks" | cut -d' ' -f2-)
+set -- $atas
+expect_eq park-named-twice "$(hdp-nl park $1 $2 $1 | tail -n 1)" "EINVAL: disk named twice"
+hdp-nl set $2 enabled=0 >/dev/null
+expect_eq park-named-not-enabled "$(hdp-nl park $1 $2 | tail -n 1)" \
+	"EPERM: protection of the disk is not enabled"
+expect_eq park-named-refused-parks-nothing "$(cat /config/hdprotect/$1/state)" idle
+hdp-nl set $2 enabled=1 >/dev/null
+
+# One request naming the three ATA disks parks them at once, with one
+# cookie, and tells each device's answer.
+mark begin netlink-commands/named
+s=$(hdp-nl park $atas timeout=20000 wait)
+mark end netlink-commands/named
+c=$(field "$(echo "$s" | head -n 1)" cookie)
+expect_eq park-named-three-outcomes "$(echo "$s" | grep '^outcome ' | grep -cE " cookie=$c( |\$)")" 3
+n=0
+for d in $atas; do
+	[ "$(field "$(final "$s" $d)" result)" = 0 ] && n=$((n + 1))
+done
+expect_eq park-named-three-answered "$n $(echo "$s" | tail -n 1)" "3 ok"
 hdp-nl unpark >/dev/null
 msleep 500
 
 mark begin netlink-commands/all
-a=$(hdp-nl park timeout=20000)
+a=$(hdp-nl park timeout=20000 wait)
 mark end netlink-commands/all
+fin=$(for d in $disks; do final "$a" $d; done)
 expect_eq park-all-parks-every-enabled-disk \
-	"$(echo "$a" | grep '^outcome .* result=0 ' | grep -o 'disk=[^ ]*' | sort | tr '\n' ' ')" \
+	"$(echo "$fin" | grep ' result=0 ' | grep -o 'disk=[^ ]*' | sort | tr '\n' ' ')" \
 	"$(for d in $disks; do echo "disk=$d"; done | sort | tr '\n' ' ')"
 for d in $disks; do
 	st=$(cat /config/hdprotect/$d/state)
 	[ "$st" = parked ] || not_ok "park-all-$d-parked" "state $st"
 done
-# At once: every park began before any ended.
-ov=$(echo "$a" | grep '^outcome ' | awk '{
+# At once: every park began before any device answered.
+ov=$(echo "$fin" | awk '{
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (maxreq == "" || v["request_ns"] > maxreq) maxreq = v["request_ns"]
 	if (mincpl == "" || v["complete_ns"] < mincpl) mincpl = v["complete_ns"]

@@ -16,7 +16,9 @@ echo 1 >$H/park
 echo 2 >$H/park
 echo 0 >$H/park
 echo 1 >/config/nullb/nbt/park_fail
-try-op write $H/park 1 >/dev/null
+try-op write $H/park 10 >/dev/null
+# The device answers after the write returned.
+wait_stat $H failures 1 >/dev/null
 echo 0 >$H/enable
 echo 0 >$T/events/blk_protect/enable
 grep -q "blk_protect_park_request: $dev disk=nbt msecs=1000 reason=request renew=0" $T/trace &&

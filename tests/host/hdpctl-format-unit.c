@@ -386,6 +386,17 @@ static void test_outcome(void)
 	check_outcome("park-json-not-confirmed", &sdb_unconfirmed, true,
 		      "{\"disk\":\"sdb\",\"devt\":\"8:16\",\"result\":-5,\"method\":\"standby\",\"park_ms\":3000,"
 		      "\"deadline_ns\":4521000000,\"request_ns\":1521000000,\"complete_ns\":1533000000}\n");
+	/* the manual's sdc: the device had not answered when the wait ended */
+	o = sdb_unconfirmed;
+	snprintf(o.name, sizeof(o.name), "sdc");
+	o.result = -EINPROGRESS;
+	o.complete_ns = 0;
+	check_outcome("park-text-not-answered", &o, false,
+		      "sdc: I/O held for 3000 ms, but the device did not confirm the park: "
+		      "the device has not answered the park yet; its I/O is held\n");
+	check_outcome("park-json-not-answered", &o, true,
+		      "{\"disk\":\"sdc\",\"devt\":\"8:16\",\"result\":-115,\"method\":\"standby\",\"park_ms\":3000,"
+		      "\"deadline_ns\":4521000000,\"request_ns\":1521000000,\"complete_ns\":0}\n");
 }
 
 /* An event of @type, @cause and @seq about @disk. */

@@ -2,7 +2,9 @@
 /*
  * Unit tests of libhdp's decoders, names and error messages, on netlink
  * messages built in memory: well-formed ones, malformed ones, and ones
- * with the attributes or event types of a newer kernel. Prints one TAP
+ * with the attributes or event types of a newer kernel; and of how a
+ * park's outcomes take the devices' answers from events and states, and
+ * the checks of a park's arguments before anything is sent. Prints one TAP
  * line per test; exits 1 if any failed. Built and run, under
  * AddressSanitizer and UndefinedBehaviorSanitizer, by tests/host/test-libhdp.
  */
@@ -71,6 +73,7 @@ static void put_disk(struct nl_msg *msg, const char *name)
 	nla_put_u64(msg, HDP_A_REQUEST_NS, 1000);
 	nla_put_u64(msg, HDP_A_COMPLETE_NS, 7301000);
 	nla_put_u64(msg, HDP_A_DEADLINE_NS, 5000001000ULL);
+	nla_put_u64(msg, HDP_A_COOKIE, 0x1234567890ULL);
 }
 
 /* Every field of @d as put_disk() put it; "" or what differs. */
@@ -91,6 +94,8 @@ static const char *disk_mismatch(const struct hdp_disk *d, const char *name)
 	if (d->last_park_ns != 6300000 || d->request_ns != 1000 ||
 	    d->complete_ns != 7301000 || d->deadline_ns != 5000001000ULL)
 		return "times";
+	if (d->cookie != 0x1234567890ULL)
+		return "cookie";
 	return "";
 }
 
@@ -137,7 +142,7 @@ static void test_disk_minimal(void)
 	nla_put_string(msg, HDP_A_DISK, "sdd");
 	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
 	result(!err && !strcmp(d.name, "sdd") && d.state == HDP_DISK_IDLE &&
-	       !d.parks && !d.deadline_ns, "decode-disk-name-only",
+	       !d.parks && !d.deadline_ns && !d.cookie, "decode-disk-name-only",
 	       "err %d name '%s'", err, d.name);
 	nlmsg_free(msg);
 }
@@ -208,17 +213,26 @@ static void test_short_header(void)
 	nlmsg_free(msg);
 }
 
-static void test_event_parked(void)
+/* An event of @type, number @seq and @reason about @name, park of 3 s. */
+static struct nl_msg *event_msg(int type, uint64_t seq, int reason,
+				const char *name)
 {
 	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+
+	nla_put_u8(msg, HDP_A_EVENT, type);
+	nla_put_u64(msg, HDP_A_SEQ, seq);
+	nla_put_u8(msg, HDP_A_REASON, reason);
+	put_disk(msg, name);
+	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
+	return msg;
+}
+
+static void test_event_parked(void)
+{
+	struct nl_msg *msg = event_msg(HDP_EVENT_PARKED, 41, HDP_REASON_UNLOAD_HEADS, "sde");
 	struct hdp_monitor_event ev;
 	int err;
 
-	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_PARKED);
-	nla_put_u64(msg, HDP_A_SEQ, 41);
-	nla_put_u8(msg, HDP_A_REASON, HDP_REASON_UNLOAD_HEADS);
-	put_disk(msg, "sde");
-	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
 	nla_put_flag(msg, HDP_A_RENEWED);
 	nla_put_u32(msg, HDP_A_MAX + 3, 1);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
@@ -233,15 +247,10 @@ static void test_event_parked(void)
 /* Only PARKED carries a park's length; others leave it 0. */
 static void test_event_unparked(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct nl_msg *msg = event_msg(HDP_EVENT_UNPARKED, 42, HDP_REASON_TIMEOUT, "sde");
 	struct hdp_monitor_event ev;
 	int err;
 
-	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_UNPARKED);
-	nla_put_u64(msg, HDP_A_SEQ, 42);
-	nla_put_u8(msg, HDP_A_REASON, HDP_REASON_TIMEOUT);
-	put_disk(msg, "sde");
-	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(!err && ev.type == HDP_EV_UNPARKED && ev.cause == HDP_CAUSE_TIMEOUT &&
 	       !ev.park_ms && !ev.renewed, "decode-event-unparked",
@@ -294,13 +303,18 @@ static void test_event_malformed(void)
 	nlmsg_free(msg);
 }
 
-static void put_outcome(struct nl_msg *msg, const char *name, int result)
+/* One disk's outcome, as the kernel sends it; @renewed adds the flag. */
+static void put_outcome(struct nl_msg *msg, const char *name, int result,
+			uint64_t cookie, bool renewed)
 {
 	struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
 
 	nla_put_string(msg, HDP_A_DISK, name);
 	nla_put_u32(msg, HDP_A_DEVT, makedev(8, 0));
 	nla_put_s32(msg, HDP_A_RESULT, result);
+	nla_put_u64(msg, HDP_A_COOKIE, cookie);
+	if (renewed)
+		nla_put_flag(msg, HDP_A_RENEWED);
 	nla_put_u8(msg, HDP_A_LAST_METHOD, HDP_METHOD_STANDBY);
 	nla_put_u32(msg, HDP_A_PARK_MS, 2500);
 	nla_put_u64(msg, HDP_A_DEADLINE_NS, 9);
@@ -317,9 +331,10 @@ static void test_outcomes(void)
 	size_t n = 0;
 	int err;
 
-	put_outcome(msg, "sda", 0);
+	nla_put_u64(msg, HDP_A_COOKIE, 77);
+	put_outcome(msg, "sda", 0, 77, false);
 	nla_put_u32(msg, HDP_A_MAX + 4, 1);
-	put_outcome(msg, "sdb", -EIO);
+	put_outcome(msg, "sdb", -EIO, 77, false);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
 	result(!err && n == 2 && !strcmp(o[0].name, "sda") && !o[0].result &&
 	       !strcmp(o[1].name, "sdb") && o[1].result == -EIO &&
@@ -330,6 +345,22 @@ static void test_outcomes(void)
 	free(o);
 	nlmsg_free(msg);
 
+	/* In progress, and a renewal of a park that another request began. */
+	msg = msg_new(HDP_CMD_PARK);
+	nla_put_u64(msg, HDP_A_COOKIE, 78);
+	put_outcome(msg, "sda", -EINPROGRESS, 78, false);
+	put_outcome(msg, "sdb", -EINPROGRESS, 75, true);
+	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
+	result(!err && n == 2 && o[0].result == -EINPROGRESS && o[0].cookie == 78 &&
+	       !o[0].renewed && o[1].result == -EINPROGRESS && o[1].cookie == 75 &&
+	       o[1].renewed, "decode-outcomes-cookie-and-renewed",
+	       "err %d n %zu cookies %llu %llu renewed %d %d", err, n,
+	       n == 2 ? (unsigned long long)o[0].cookie : 0ULL,
+	       n == 2 ? (unsigned long long)o[1].cookie : 0ULL,
+	       n == 2 && o[0].renewed, n == 2 && o[1].renewed);
+	free(o);
+	nlmsg_free(msg);
+
 	msg = msg_new(HDP_CMD_PARK);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
 	result(!err && n == 0 && !o, "decode-outcomes-none", "err %d n %zu", err, n);
@@ -337,7 +368,7 @@ static void test_outcomes(void)
 
 	/* The second outcome lacks its name: nothing is handed over. */
 	msg = msg_new(HDP_CMD_PARK);
-	put_outcome(msg, "sda", 0);
+	put_outcome(msg, "sda", 0, 1, false);
 	{
 		struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
 
@@ -349,6 +380,161 @@ static void test_outcomes(void)
 	result(err == -EBADMSG && !o && n == 0, "decode-outcomes-refuses-an-outcome-without-disk",
 	       "got %d n %zu", err, n);
 	nlmsg_free(msg);
+
+	msg = msg_new(HDP_CMD_PARK);
+	put_outcome(msg, "sda", 0, 1, false);
+	nla_put_u32(msg, HDP_A_COOKIE, 1);
+	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
+	result(err == -EBADMSG && !o, "decode-outcomes-refuses-a-u32-cookie", "got %d", err);
+	nlmsg_free(msg);
+}
+
+/* A park's outcome still waiting for its device, as the reply gives it. */
+static struct hdp_outcome waiting(const char *name, uint64_t cookie)
+{
+	struct hdp_outcome o = {
+		.result = -EINPROGRESS, .method = HDP_PARK_AUTO, .park_ms = 3000,
+		.request_ns = 100, .complete_ns = 0, .cookie = cookie,
+	};
+
+	snprintf(o.name, sizeof(o.name), "%s", name);
+	return o;
+}
+
+/* A PARKED event of @name's park @cookie, with the device's @result. */
+static struct hdp_monitor_event answer(const char *name, uint64_t cookie,
+				       int result)
+{
+	struct hdp_monitor_event ev = {
+		.type = HDP_EV_PARKED, .result = result, .park_ms = 3000,
+	};
+
+	snprintf(ev.disk.name, sizeof(ev.disk.name), "%s", name);
+	ev.disk.cookie = cookie;
+	ev.disk.last_result = result;
+	ev.disk.last_method = HDP_PARK_UNLOAD;
+	ev.disk.complete_ns = 6400;
+	return ev;
+}
+
+static void test_answers(void)
+{
+	struct hdp_outcome o[2];
+	struct hdp_monitor_event ev;
+	bool hit;
+
+	o[0] = waiting("sda", 9);
+	o[1] = waiting("sdb", 9);
+	ev = answer("sdb", 9, 0);
+	hit = hdp_event_answers(o, 2, &ev);
+	result(hit && !o[1].result && o[1].method == HDP_PARK_UNLOAD &&
+	       o[1].complete_ns == 6400 && o[1].park_ms == 3000 && o[1].request_ns == 100 &&
+	       o[0].result == -EINPROGRESS, "answer-event-fills-its-disks-outcome",
+	       "hit %d result %d method %d complete %llu, sda %d", hit, o[1].result,
+	       o[1].method, (unsigned long long)o[1].complete_ns, o[0].result);
+	ev = answer("sdb", 9, -EIO);
+	hit = hdp_event_answers(o, 2, &ev);
+	result(!hit && !o[1].result, "answer-event-does-not-change-a-final-outcome",
+	       "hit %d result %d", hit, o[1].result);
+	ev = answer("sda", 9, -ECANCELED);
+	hit = hdp_event_answers(o, 2, &ev);
+	result(hit && o[0].result == -ECANCELED, "answer-event-cancelled-park-is-final",
+	       "hit %d result %d", hit, o[0].result);
+
+	o[0] = waiting("sda", 9);
+	ev = answer("sda", 8, 0);
+	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	       "answer-event-of-another-park-is-ignored", "result %d", o[0].result);
+	ev = answer("sdc", 9, 0);
+	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	       "answer-event-of-another-disk-is-ignored", "result %d", o[0].result);
+	ev = answer("sda", 9, -EINPROGRESS);
+	ev.renewed = true;
+	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	       "answer-event-renewal-is-no-answer", "result %d", o[0].result);
+	ev = answer("sda", 9, 0);
+	ev.renewed = true;
+	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	       "answer-event-renewal-with-a-result-is-no-answer", "result %d", o[0].result);
+	ev = answer("sda", 9, 0);
+	ev.type = HDP_EV_UNPARKED;
+	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	       "answer-event-other-than-parked-is-ignored", "result %d", o[0].result);
+	ev = answer("sda", 9, 0);
+	result(!hdp_event_answers(o, 0, &ev), "answer-event-with-no-outcome", "-");
+
+	/* A renewal waits for the answer of the park it renewed. */
+	o[0] = waiting("sda", 5);
+	o[0].renewed = true;
+	ev = answer("sda", 5, -EIO);
+	result(hdp_event_answers(o, 1, &ev) && o[0].result == -EIO,
+	       "answer-event-answers-a-renewal-by-its-parks-cookie", "result %d", o[0].result);
+}
+
+/* Without events, a disk's state answers the outcome of its park. */
+static void test_answers_from_state(void)
+{
+	struct hdp_outcome o = waiting("sda", 9);
+	struct hdp_disk d = { .name = "sda", .cookie = 9, .last_result = -EINPROGRESS };
+
+	result(!hdp_outcome_answer(&o, 1, &d) && o.result == -EINPROGRESS,
+	       "answer-state-in-progress-is-no-answer", "result %d", o.result);
+	d.cookie = 10;
+	d.last_result = 0;
+	result(!hdp_outcome_answer(&o, 1, &d) && o.result == -EINPROGRESS,
+	       "answer-state-of-a-newer-park-is-no-answer", "result %d", o.result);
+	d.cookie = 9;
+	d.last_result = -EIO;
+	d.last_method = HDP_PARK_STANDBY;
+	d.complete_ns = 777;
+	result(hdp_outcome_answer(&o, 1, &d) && o.result == -EIO &&
+	       o.method == HDP_PARK_STANDBY && o.complete_ns == 777,
+	       "answer-state-final-result-answers", "result %d method %d", o.result, o.method);
+}
+
+/* An event message built in memory, decoded, answers its outcome. */
+static void test_answer_message(void)
+{
+	struct nl_msg *msg = event_msg(HDP_EVENT_PARKED, 50, HDP_REASON_REQUEST, "sde");
+	struct hdp_outcome o = waiting("sde", 0x1234567890ULL);
+	struct hdp_monitor_event ev;
+	int err;
+
+	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	result(!err && hdp_event_answers(&o, 1, &ev) && o.result == -EIO &&
+	       o.method == HDP_PARK_UNLOAD && o.complete_ns == 7301000,
+	       "answer-decoded-event-message", "err %d result %d", err, o.result);
+	nlmsg_free(msg);
+}
+
+/* A park's arguments are checked, every disk's name, before anything is sent. */
+static void test_park_arguments(void)
+{
+	static const char *const bad[] = { "sda", "sd/b" };
+	static const char *const long_name[] = {
+		"sda", "0123456789012345678901234567890123456789",
+	};
+	struct hdp_outcome *o = (struct hdp_outcome *)1;
+	struct hdp_ctx *ctx;
+	size_t n = 5;
+	int err;
+
+	if (hdp_new(&ctx)) {
+		result(0, "park-arguments", "hdp_new failed");
+		return;
+	}
+	err = hdp_park_disks(ctx, bad, 2, 0, &o, &n);
+	result(err == -EINVAL && !o && !n, "park-disks-checks-every-name-first",
+	       "got %d n %zu", err, n);
+	err = hdp_park_disks(ctx, long_name, 2, 0, NULL, NULL);
+	result(err == -ENAMETOOLONG, "park-disks-refuses-a-long-name", "got %d", err);
+	err = hdp_park_disks(ctx, bad, 1, HDP_TIMEOUT_MAX_MS + 1, NULL, NULL);
+	result(err == -ERANGE, "park-disks-refuses-a-length-out-of-range", "got %d", err);
+	err = hdp_park(ctx, "", 0, NULL, NULL);
+	result(err == -EINVAL, "park-refuses-an-empty-name", "got %d", err);
+	result(!hdp_set_park_wait(ctx, 0) && !hdp_set_park_wait(ctx, 10000),
+	       "set-park-wait-takes-any-length", "-");
+	hdp_free(ctx);
 }
 
 /* An NLMSG_ERROR with an extended ACK message, echoed request or capped. */
@@ -357,6 +543,7 @@ static void test_extack(void)
 	static const char text[] = "disk not under protection";
 	char buf[256];
 	unsigned int capped;
+	uint32_t attr_off;
 
 	for (capped = 0; capped < 2; capped++) {
 		struct nl_msg *msg = nlmsg_alloc();
@@ -376,9 +563,10 @@ static void test_extack(void)
 		nla_put_u32(msg, NLMSGERR_ATTR_OFFS, 20);
 		nla_put_string(msg, NLMSGERR_ATTR_MSG, text);
 		nlh = nlmsg_hdr(msg);
-		hdp_extack_message(nlh, off, buf, sizeof(buf));
+		hdp_extack_message(nlh, off, buf, sizeof(buf), &attr_off);
 		snprintf(name, sizeof(name), "extack-message-%s", capped ? "capped" : "after-echo");
-		result(!strcmp(buf, text), name, "got '%s'", buf);
+		result(!strcmp(buf, text) && attr_off == 20, name, "got '%s' offset %u",
+		       buf, attr_off);
 		nlmsg_free(msg);
 	}
 	{
@@ -388,10 +576,47 @@ static void test_extack(void)
 		nlmsg_put(msg, 1, 1, NLMSG_ERROR, 0, NLM_F_CAPPED);
 		nlmsg_append(msg, &e, sizeof(e), 0);
 		strcpy(buf, "stale");
-		hdp_extack_message(nlmsg_hdr(msg), sizeof(e), buf, sizeof(buf));
-		result(!buf[0], "extack-none-gives-empty-message", "got '%s'", buf);
+		attr_off = 7;
+		hdp_extack_message(nlmsg_hdr(msg), sizeof(e), buf, sizeof(buf), &attr_off);
+		result(!buf[0] && !attr_off, "extack-none-gives-empty-message",
+		       "got '%s' offset %u", buf, attr_off);
 		nlmsg_free(msg);
 	}
+}
+
+/* The offset an extended ACK gives names a disk of the request. */
+static void test_request_disk(void)
+{
+	struct nl_msg *msg = msg_new(HDP_CMD_PARK);
+	uint32_t off_sda, off_sdb, off_len;
+	char name[HDP_NAME_MAX + 1] = "";
+	struct nlmsghdr *nlh;
+	int err;
+
+	off_sda = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_string(msg, HDP_A_DISK, "sda");
+	off_sdb = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_string(msg, HDP_A_DISK, "sdb");
+	off_len = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_u32(msg, HDP_A_TIMEOUT_MS, 3000);
+	nlh = nlmsg_hdr(msg);
+	err = hdp_request_disk(nlh, off_sdb, name);
+	result(!err && !strcmp(name, "sdb"), "request-disk-at-the-offset", "err %d name '%s'",
+	       err, name);
+	err = hdp_request_disk(nlh, off_sda, name);
+	result(!err && !strcmp(name, "sda"), "request-disk-at-the-first-offset",
+	       "err %d name '%s'", err, name);
+	result(hdp_request_disk(nlh, off_len, name) == -ENOENT &&
+	       hdp_request_disk(nlh, 0, name) == -ENOENT &&
+	       hdp_request_disk(nlh, off_sdb + 2, name) == -ENOENT &&
+	       hdp_request_disk(nlh, nlh->nlmsg_len, name) == -ENOENT &&
+	       hdp_request_disk(nlh, 0xfffffff0u, name) == -ENOENT,
+	       "request-disk-elsewhere-is-enoent", "-");
+	/* an attribute that claims more than the message holds */
+	nlh->nlmsg_len = off_sdb + 6;
+	result(hdp_request_disk(nlh, off_sdb, name) == -ENOENT,
+	       "request-disk-cut-short-is-enoent", "-");
+	nlmsg_free(msg);
 }
 
 static void test_seq(void)
@@ -443,6 +668,9 @@ static void test_strerror(void)
 	       "strerror-no-family-says-load-the-module", "'%s'", hdp_strerror(-EPROTONOSUPPORT));
 	result(strstr(hdp_strerror(-ERANGE), "30000") != NULL,
 	       "strerror-erange-gives-the-range", "'%s'", hdp_strerror(-ERANGE));
+	result(strstr(hdp_strerror(-EINPROGRESS), "not answered") != NULL,
+	       "strerror-einprogress-says-the-device-has-not-answered", "'%s'",
+	       hdp_strerror(-EINPROGRESS));
 	result(!strcmp(hdp_strerror(-ENOTTY), "Inappropriate ioctl for device"),
 	       "strerror-other-errno-is-the-systems", "'%s'", hdp_strerror(-ENOTTY));
 	result(!strcmp(hdp_strerror(-100000), "unknown error") &&
@@ -462,7 +690,12 @@ int main(void)
 	test_event_unknown_type();
 	test_event_malformed();
 	test_outcomes();
+	test_answers();
+	test_answers_from_state();
+	test_answer_message();
+	test_park_arguments();
 	test_extack();
+	test_request_disk();
 	test_seq();
 	test_names();
 	test_strerror();
