@@ -50,7 +50,7 @@ set-without-disk EINVAL raw $SET u8:$A_ENABLED:1
 set-nothing-to-set EINVAL raw $SET s:$A_DISK:nbx
 get-no-item ENOENT get nby
 park-no-item ENOENT park nby
-disk-as-u32-padded-string ENOENT raw $GET u32:$A_DISK:1
+disk-as-u32-padded-string EINVAL raw $GET u32:$A_DISK:1
 enabled-as-u32 EINVAL raw $SET s:$A_DISK:nbx u32:$A_ENABLED:1
 timeout-as-u8 EINVAL raw $SET s:$A_DISK:nbx u8:$A_TIMEOUT:5
 timeout-as-u64 EINVAL raw $PARK s:$A_DISK:nbx u64:$A_TIMEOUT:5
@@ -68,6 +68,9 @@ unknown-attribute EINVAL raw $SET s:$A_DISK:nbx u8:99:1
 attribute-of-another-command EINVAL raw $SET s:$A_DISK:nbx u32:$A_RESULT:0
 reply-attribute-in-park EINVAL raw $PARK s:$A_DISK:nbx flag:22
 truncated-attribute EINVAL raw $SET s:$A_DISK:nbx u32:$A_TIMEOUT:5000 trunc:2
+disk-name-bytes-after-nul EINVAL raw $GET z:$A_DISK:nbx|junk
+park-disk-name-bytes-after-nul EINVAL raw $PARK z:$A_DISK:nbx|junk
+dump-disk-name-bytes-after-nul EINVAL raw $GET z:$A_DISK:nbx|junk dump
 unpark-no-item ENOENT unpark nby
 EOR
 echo 0 >$H/enable
@@ -98,16 +101,34 @@ expect_eq set-unsupported-method-changes-nothing \
 rmdir /config/hdprotect/$sda
 
 # A plain user: EPERM for SET, PARK, UNPARK, with a message; GET and
-# dump work.
+# dump work. A request is validated before the privilege check, as the
+# UAPI header says: a malformed one fails the same for anyone.
 expect_errs --as-uid=65534 <<EOR
 nonroot-set EPERM set nbx enabled=0
 nonroot-park EPERM park nbx
 nonroot-park-all EPERM park
 nonroot-unpark EPERM unpark nbx
+nonroot-malformed-set-validated-first ERANGE set nbx enabled=2
+nonroot-malformed-park-validated-first EINVAL raw $PARK s:$A_DISK:nbx u32:$A_RESULT:0
 EOR
 expect_eq nonroot-get "$(hdp-nl --as-uid=65534 get nbx | tail -n 1)" ok
 expect_eq nonroot-dump "$(hdp-nl --as-uid=65534 dump | grep -c 'disk=nbx')" 1
 
 expect_eq nothing-changed "$(state)" "$before"
+
+# A dump with HDP_A_DISK lists that disk's item only, nothing without one.
+d=$(hdp-nl dump nbx)
+expect_eq dump-filtered-by-disk "$(echo "$d" | grep -c '^disk=') $(echo "$d" | grep -c '^disk=nbx ')" "1 1"
+expect_eq dump-filter-without-item "$(hdp-nl dump nosuch)" ok
+
+# A gone disk keeps its item: UNPARK succeeds (it is not parked), SET
+# fails with ENODEV.
+nullb_make nbg 1 || not_ok netlink-errors "cannot make null_blk disk nbg"
+mkdir /config/hdprotect/nbg && echo 1 >/config/hdprotect/nbg/enable
+nullb_remove nbg
+printf 'unpark nbg\nset nbg enabled=0\n' | hdp-nl batch >/tmp/gone.out 2>&1
+expect_eq gone-disk-unpark-succeeds "$(sed -n 2p /tmp/gone.out)" ok
+expect_eq gone-disk-set-enodev "$(sed -n 4p /tmp/gone.out)" "ENODEV: the disk is gone"
+rmdir /config/hdprotect/nbg
 rmdir $H
 nullb_remove nbx
