@@ -4,8 +4,8 @@
  * messages. Nothing here touches a socket.
  *
  * Attributes of a type this library does not know (a newer kernel's) are
- * skipped: they parse against HDP_A_MAX as the library was built, and the
- * parser ignores anything above it. An attribute the library knows but
+ * skipped: they parse against HDPROTECT_A_MAX as the library was built,
+ * and the parser ignores anything above it. An attribute the library knows but
  * whose size is wrong makes the message malformed (-EBADMSG).
  */
 #define _GNU_SOURCE
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <netlink/attr.h>
@@ -25,30 +26,31 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HDP_EXPORT	__attribute__((visibility("default")))
 
-static const struct nla_policy hdp_policy[HDP_A_MAX + 1] = {
-	[HDP_A_DISK]		= { .type = NLA_STRING },
-	[HDP_A_DEVT]		= { .type = NLA_U32 },
-	[HDP_A_STATE]		= { .type = NLA_U8 },
-	[HDP_A_ENABLED]		= { .type = NLA_U8 },
-	[HDP_A_TIMEOUT_MS]	= { .type = NLA_U32 },
-	[HDP_A_METHOD]		= { .type = NLA_U8 },
-	[HDP_A_METHODS]		= { .type = NLA_U32 },
-	[HDP_A_REMAINING_MS]	= { .type = NLA_U32 },
-	[HDP_A_LAST_METHOD]	= { .type = NLA_U8 },
-	[HDP_A_RESULT]		= { .type = NLA_U32 },
-	[HDP_A_PARKS]		= { .type = NLA_U64 },
-	[HDP_A_FAILURES]	= { .type = NLA_U64 },
-	[HDP_A_LAST_PARK_NS]	= { .type = NLA_U64 },
-	[HDP_A_REQUEST_NS]	= { .type = NLA_U64 },
-	[HDP_A_COMPLETE_NS]	= { .type = NLA_U64 },
-	[HDP_A_DEADLINE_NS]	= { .type = NLA_U64 },
-	[HDP_A_PARK_MS]		= { .type = NLA_U32 },
-	[HDP_A_REASON]		= { .type = NLA_U8 },
-	[HDP_A_EVENT]		= { .type = NLA_U8 },
-	[HDP_A_SEQ]		= { .type = NLA_U64 },
-	[HDP_A_RENEWED]		= { .type = NLA_FLAG },
-	[HDP_A_OUTCOME]		= { .type = NLA_NESTED },
-	[HDP_A_COOKIE]		= { .type = NLA_U64 },
+static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
+	[HDPROTECT_A_DISK]		= { .type = NLA_STRING },
+	[HDPROTECT_A_MAJOR]		= { .type = NLA_U32 },
+	[HDPROTECT_A_MINOR]		= { .type = NLA_U32 },
+	[HDPROTECT_A_STATE]		= { .type = NLA_U8 },
+	[HDPROTECT_A_ENABLED]		= { .type = NLA_U8 },
+	[HDPROTECT_A_TIMEOUT_MS]	= { .type = NLA_U32 },
+	[HDPROTECT_A_METHOD]		= { .type = NLA_U8 },
+	[HDPROTECT_A_METHODS]		= { .type = NLA_U32 },
+	[HDPROTECT_A_REMAINING_MS]	= { .type = NLA_U32 },
+	[HDPROTECT_A_LAST_METHOD]	= { .type = NLA_U8 },
+	[HDPROTECT_A_RESULT]		= { .type = NLA_U32 },
+	[HDPROTECT_A_PARKS]		= { .type = NLA_U64 },
+	[HDPROTECT_A_FAILURES]	= { .type = NLA_U64 },
+	[HDPROTECT_A_LAST_PARK_NS]	= { .type = NLA_U64 },
+	[HDPROTECT_A_REQUEST_NS]	= { .type = NLA_U64 },
+	[HDPROTECT_A_COMPLETE_NS]	= { .type = NLA_U64 },
+	[HDPROTECT_A_DEADLINE_NS]	= { .type = NLA_U64 },
+	[HDPROTECT_A_PARK_MS]		= { .type = NLA_U32 },
+	[HDPROTECT_A_REASON]		= { .type = NLA_U8 },
+	[HDPROTECT_A_EVENT]		= { .type = NLA_U8 },
+	[HDPROTECT_A_SEQ]		= { .type = NLA_U64 },
+	[HDPROTECT_A_RENEWED]		= { .type = NLA_FLAG },
+	[HDPROTECT_A_OUTCOME]		= { .type = NLA_NESTED },
+	[HDPROTECT_A_COOKIE]		= { .type = NLA_U64 },
 };
 
 static unsigned int get_u8(struct nlattr **tb, int type)
@@ -69,7 +71,7 @@ static uint64_t get_u64(struct nlattr **tb, int type)
 /* The disk's name, NUL-terminated and short enough; -EBADMSG if not. */
 static int get_name(struct nlattr **tb, char *name)
 {
-	struct nlattr *a = tb[HDP_A_DISK];
+	struct nlattr *a = tb[HDPROTECT_A_DISK];
 
 	if (!a || nla_len(a) < 2 || nla_len(a) > HDP_NAME_MAX + 1)
 		return -EBADMSG;
@@ -84,22 +86,23 @@ static int decode_disk_attrs(struct nlattr **tb, struct hdp_disk *d)
 	if (get_name(tb, d->name))
 		return -EBADMSG;
 	/* The kernel encodes dev_t as stat(2) does for 32 bits. */
-	d->devt = (dev_t)get_u32(tb, HDP_A_DEVT);
-	d->state = (enum hdp_disk_state)get_u8(tb, HDP_A_STATE);
-	d->enabled = get_u8(tb, HDP_A_ENABLED);
-	d->timeout_ms = get_u32(tb, HDP_A_TIMEOUT_MS);
-	d->method = (enum hdp_park_method)get_u8(tb, HDP_A_METHOD);
-	d->methods = get_u32(tb, HDP_A_METHODS);
-	d->remaining_ms = get_u32(tb, HDP_A_REMAINING_MS);
-	d->last_method = (enum hdp_park_method)get_u8(tb, HDP_A_LAST_METHOD);
-	d->last_result = (int)get_u32(tb, HDP_A_RESULT);
-	d->parks = get_u64(tb, HDP_A_PARKS);
-	d->failures = get_u64(tb, HDP_A_FAILURES);
-	d->last_park_ns = get_u64(tb, HDP_A_LAST_PARK_NS);
-	d->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
-	d->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
-	d->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
-	d->cookie = get_u64(tb, HDP_A_COOKIE);
+	d->devt = makedev(get_u32(tb, HDPROTECT_A_MAJOR),
+			  get_u32(tb, HDPROTECT_A_MINOR));
+	d->state = (enum hdp_disk_state)get_u8(tb, HDPROTECT_A_STATE);
+	d->enabled = get_u8(tb, HDPROTECT_A_ENABLED);
+	d->timeout_ms = get_u32(tb, HDPROTECT_A_TIMEOUT_MS);
+	d->method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_METHOD);
+	d->methods = get_u32(tb, HDPROTECT_A_METHODS);
+	d->remaining_ms = get_u32(tb, HDPROTECT_A_REMAINING_MS);
+	d->last_method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_LAST_METHOD);
+	d->last_result = (int)get_u32(tb, HDPROTECT_A_RESULT);
+	d->parks = get_u64(tb, HDPROTECT_A_PARKS);
+	d->failures = get_u64(tb, HDPROTECT_A_FAILURES);
+	d->last_park_ns = get_u64(tb, HDPROTECT_A_LAST_PARK_NS);
+	d->request_ns = get_u64(tb, HDPROTECT_A_REQUEST_NS);
+	d->complete_ns = get_u64(tb, HDPROTECT_A_COMPLETE_NS);
+	d->deadline_ns = get_u64(tb, HDPROTECT_A_DEADLINE_NS);
+	d->cookie = get_u64(tb, HDPROTECT_A_COOKIE);
 	return 0;
 }
 
@@ -107,7 +110,7 @@ static int parse(const struct nlmsghdr *nlh, struct nlattr **tb)
 {
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
 		return -EBADMSG;
-	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, HDP_A_MAX,
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, HDPROTECT_A_MAX,
 			  (struct nla_policy *)hdp_policy) < 0)
 		return -EBADMSG;
 	return 0;
@@ -115,7 +118,7 @@ static int parse(const struct nlmsghdr *nlh, struct nlattr **tb)
 
 int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d)
 {
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 
 	if (parse(nlh, tb))
 		return -EBADMSG;
@@ -124,54 +127,55 @@ int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d)
 
 int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev)
 {
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 	unsigned int type;
 
 	memset(ev, 0, sizeof(*ev));
-	if (parse(nlh, tb) || !tb[HDP_A_EVENT] || !tb[HDP_A_SEQ])
+	if (parse(nlh, tb) || !tb[HDPROTECT_A_EVENT] || !tb[HDPROTECT_A_SEQ])
 		return -EBADMSG;
-	ev->seq = nla_get_u64(tb[HDP_A_SEQ]);
-	type = nla_get_u8(tb[HDP_A_EVENT]);
+	ev->seq = nla_get_u64(tb[HDPROTECT_A_SEQ]);
+	type = nla_get_u8(tb[HDPROTECT_A_EVENT]);
 	if (type < HDP_EV_PARKED || type > HDP_EV_CHANGED)
 		return 1;
 	if (decode_disk_attrs(tb, &ev->disk))
 		return -EBADMSG;
 	ev->type = (enum hdp_event_type)type;
-	ev->cause = (enum hdp_cause)get_u8(tb, HDP_A_REASON);
+	ev->cause = (enum hdp_cause)get_u8(tb, HDPROTECT_A_REASON);
 	ev->result = ev->disk.last_result;
 	if (ev->type == HDP_EV_PARKED) {
-		ev->park_ms = get_u32(tb, HDP_A_PARK_MS);
-		ev->renewed = nla_get_flag(tb[HDP_A_RENEWED]);
+		ev->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
+		ev->renewed = nla_get_flag(tb[HDPROTECT_A_RENEWED]);
 	}
 	return 0;
 }
 
 static int decode_outcome(struct nlattr *nest, struct hdp_outcome *o)
 {
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 
-	if (nla_parse_nested(tb, HDP_A_MAX, nest,
+	if (nla_parse_nested(tb, HDPROTECT_A_MAX, nest,
 			     (struct nla_policy *)hdp_policy) < 0)
 		return -EBADMSG;
 	memset(o, 0, sizeof(*o));
 	if (get_name(tb, o->name))
 		return -EBADMSG;
-	o->devt = (dev_t)get_u32(tb, HDP_A_DEVT);
-	o->result = (int)get_u32(tb, HDP_A_RESULT);
-	o->method = (enum hdp_park_method)get_u8(tb, HDP_A_LAST_METHOD);
-	o->park_ms = get_u32(tb, HDP_A_PARK_MS);
-	o->deadline_ns = get_u64(tb, HDP_A_DEADLINE_NS);
-	o->request_ns = get_u64(tb, HDP_A_REQUEST_NS);
-	o->complete_ns = get_u64(tb, HDP_A_COMPLETE_NS);
-	o->cookie = get_u64(tb, HDP_A_COOKIE);
-	o->renewed = nla_get_flag(tb[HDP_A_RENEWED]);
+	o->devt = makedev(get_u32(tb, HDPROTECT_A_MAJOR),
+			  get_u32(tb, HDPROTECT_A_MINOR));
+	o->result = (int)get_u32(tb, HDPROTECT_A_RESULT);
+	o->method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_LAST_METHOD);
+	o->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
+	o->deadline_ns = get_u64(tb, HDPROTECT_A_DEADLINE_NS);
+	o->request_ns = get_u64(tb, HDPROTECT_A_REQUEST_NS);
+	o->complete_ns = get_u64(tb, HDPROTECT_A_COMPLETE_NS);
+	o->cookie = get_u64(tb, HDPROTECT_A_COOKIE);
+	o->renewed = nla_get_flag(tb[HDPROTECT_A_RENEWED]);
 	return 0;
 }
 
 int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 			size_t *n)
 {
-	struct nlattr *tb[HDP_A_MAX + 1], *a;
+	struct nlattr *tb[HDPROTECT_A_MAX + 1], *a;
 	struct hdp_outcome *o = NULL;
 	size_t count = 0, i = 0;
 	int rem, err;
@@ -182,7 +186,7 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 		return -EBADMSG;
 	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
 			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
-		count += nla_type(a) == HDP_A_OUTCOME;
+		count += nla_type(a) == HDPROTECT_A_OUTCOME;
 	if (!count)
 		return 0;
 	o = calloc(count, sizeof(*o));
@@ -190,7 +194,7 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 		return -ENOMEM;
 	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
 			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		if (nla_type(a) != HDP_A_OUTCOME)
+		if (nla_type(a) != HDPROTECT_A_OUTCOME)
 			continue;
 		err = decode_outcome(a, &o[i++]);
 		if (err) {
@@ -278,7 +282,7 @@ int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name)
 		return -ENOENT;
 	a = (const struct nlattr *)((const char *)req + off);
 	len = nla_len(a);
-	if (nla_type(a) != HDP_A_DISK || (size_t)off + a->nla_len > req->nlmsg_len ||
+	if (nla_type(a) != HDPROTECT_A_DISK || (size_t)off + a->nla_len > req->nlmsg_len ||
 	    len < 2 || len > HDP_NAME_MAX + 1 ||
 	    strnlen(nla_data(a), len) != (size_t)len - 1)
 		return -ENOENT;

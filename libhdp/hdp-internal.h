@@ -18,14 +18,14 @@
 int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d);
 
 /*
- * Decode an HDP_CMD_EVENT message into @ev. Return: 0; 1 for an event of
+ * Decode an HDPROTECT_CMD_EVENT message into @ev. Return: 0; 1 for an event of
  * a type this library does not know (from a newer kernel: skip it, but
  * count its sequence number, which @ev->seq holds); -EBADMSG.
  */
 int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev);
 
 /*
- * Decode a PARK reply: one outcome per HDP_A_OUTCOME, in an array for
+ * Decode a PARK reply: one outcome per HDPROTECT_A_OUTCOME, in an array for
  * free(). Return: 0 (*@n may be 0, *@out then NULL), -ENOMEM, -EBADMSG.
  */
 int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
@@ -66,9 +66,9 @@ void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
 			size_t len, uint32_t *attr_off);
 
 /*
- * The disk named by the HDP_A_DISK attribute at offset @off of the request
+ * The disk named by the HDPROTECT_A_DISK attribute at offset @off of the request
  * @req (an extended ACK's attr_off) into @name (HDP_NAME_MAX + 1 bytes).
- * Return: 0, or -ENOENT if no well-formed HDP_A_DISK is there.
+ * Return: 0, or -ENOENT if no well-formed HDPROTECT_A_DISK is there.
  */
 int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name);
 

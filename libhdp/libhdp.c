@@ -148,7 +148,7 @@ static int connect_ctx(struct hdp_ctx *ctx)
 	err = open_socket(&ctx->sk);
 	if (err)
 		return err;
-	id = genl_ctrl_resolve(ctx->sk, HDP_GENL_NAME);
+	id = genl_ctrl_resolve(ctx->sk, HDPROTECT_GENL_NAME);
 	if (id < 0) {
 		nl_socket_free(ctx->sk);
 		ctx->sk = NULL;
@@ -168,8 +168,8 @@ static int open_listener(struct hdp_ctx *ctx, struct nl_sock **out)
 	int err, group = ctx->group;
 
 	if (!group) {
-		group = genl_ctrl_resolve_grp(ctx->sk, HDP_GENL_NAME,
-					      HDP_GENL_MCGRP_EVENTS);
+		group = genl_ctrl_resolve_grp(ctx->sk, HDPROTECT_GENL_NAME,
+					      HDPROTECT_GENL_MCGRP_EVENTS);
 		if (group < 0)
 			return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT :
 							    nl_errno(group);
@@ -309,8 +309,8 @@ static struct nl_msg *new_request(struct hdp_ctx *ctx, int cmd, int flags,
 	if (!msg)
 		return NULL;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, ctx->family, 0,
-			 flags | NLM_F_ACK, cmd, HDP_GENL_VERSION) ||
-	    (disk && nla_put_string(msg, HDP_A_DISK, disk) < 0)) {
+			 flags | NLM_F_ACK, cmd, HDPROTECT_GENL_VERSION) ||
+	    (disk && nla_put_string(msg, HDPROTECT_A_DISK, disk) < 0)) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -349,7 +349,7 @@ static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
 
 	if (!disk)
 		return -EINVAL;
-	err = prepare(ctx, HDP_CMD_SET, 0, disk, &msg);
+	err = prepare(ctx, HDPROTECT_CMD_SET, 0, disk, &msg);
 	if (err)
 		return err;
 	if ((size == 1 ? nla_put_u8(msg, type, (uint8_t)value) :
@@ -363,7 +363,7 @@ static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
 HDP_EXPORT int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk,
 			       bool enabled)
 {
-	return set_attr(ctx, disk, HDP_A_ENABLED, enabled, 1);
+	return set_attr(ctx, disk, HDPROTECT_A_ENABLED, enabled, 1);
 }
 
 HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
@@ -371,7 +371,7 @@ HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
 {
 	if (ms < 1 || ms > HDP_TIMEOUT_MAX_MS)
 		return -ERANGE;
-	return set_attr(ctx, disk, HDP_A_TIMEOUT_MS, ms, 4);
+	return set_attr(ctx, disk, HDPROTECT_A_TIMEOUT_MS, ms, 4);
 }
 
 HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
@@ -379,7 +379,7 @@ HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 {
 	if ((unsigned int)method > HDP_PARK_STANDBY)
 		return -ERANGE;
-	return set_attr(ctx, disk, HDP_A_METHOD, method, 1);
+	return set_attr(ctx, disk, HDPROTECT_A_METHOD, method, 1);
 }
 
 /* The outcomes of a PARK reply, handed to the caller. */
@@ -423,14 +423,14 @@ static int ms_until(uint64_t deadline_ns)
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-/* An HDP_CMD_EVENT message of the family. */
+/* An HDPROTECT_CMD_EVENT message of the family. */
 static bool is_event(const struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
 {
 	const struct genlmsghdr *gnlh = nlmsg_data(nlh);
 
 	return nlh->nlmsg_type == ctx->family &&
 	       nlh->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN) &&
-	       gnlh->cmd == HDP_CMD_EVENT;
+	       gnlh->cmd == HDPROTECT_CMD_EVENT;
 }
 
 /* Apply the answers among the @len bytes of messages at @nlh. */
@@ -529,15 +529,15 @@ static struct nl_msg *park_request(struct hdp_ctx *ctx,
 	size_t i, size = NLMSG_HDRLEN + GENL_HDRLEN +
 			 nla_total_size(sizeof(uint32_t)) +
 			 ndisks * nla_total_size(HDP_NAME_MAX + 1);
-	struct nl_msg *msg = new_request(ctx, HDP_CMD_PARK, 0, NULL, size);
+	struct nl_msg *msg = new_request(ctx, HDPROTECT_CMD_PARK, 0, NULL, size);
 
 	if (!msg)
 		return NULL;
 	for (i = 0; i < ndisks; i++) {
-		if (nla_put_string(msg, HDP_A_DISK, disks[i]) < 0)
+		if (nla_put_string(msg, HDPROTECT_A_DISK, disks[i]) < 0)
 			goto fail;
 	}
-	if (ms && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0)
+	if (ms && nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, ms) < 0)
 		goto fail;
 	return msg;
 fail:
@@ -629,7 +629,7 @@ HDP_EXPORT int hdp_unpark(struct hdp_ctx *ctx, const char *disk)
 	struct nl_msg *msg;
 	int err;
 
-	err = prepare(ctx, HDP_CMD_UNPARK, 0, disk, &msg);
+	err = prepare(ctx, HDPROTECT_CMD_UNPARK, 0, disk, &msg);
 	if (err)
 		return err;
 	return transact(ctx, msg, NULL, NULL, NULL);
@@ -649,7 +649,7 @@ HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
 	if (!disk)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	err = prepare(ctx, HDP_CMD_GET, 0, disk, &msg);
+	err = prepare(ctx, HDPROTECT_CMD_GET, 0, disk, &msg);
 	if (err)
 		return err;
 	err = transact(ctx, msg, status_reply, out, NULL);
@@ -689,7 +689,7 @@ HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n)
 	*n = 0;
 	for (tries = 0; tries < HDP_LIST_TRIES; tries++) {
 		memset(&lr, 0, sizeof(lr));
-		err = prepare(ctx, HDP_CMD_GET, NLM_F_DUMP, NULL, &msg);
+		err = prepare(ctx, HDPROTECT_CMD_GET, NLM_F_DUMP, NULL, &msg);
 		if (err)
 			return err;
 		err = transact(ctx, msg, list_reply, &lr, &intr);

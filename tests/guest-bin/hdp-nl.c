@@ -20,7 +20,11 @@
  *                                  ("answer " first; "answers-missing N"
  *                                  if some did not come within 10 s)
  *   hdp-nl unpark [DISK]
- *   hdp-nl raw CMD [FLAGS] SPEC...  hand-made message; SPEC is s:TYPE:TEXT,
+ *   hdp-nl raw CMD [FLAGS] SPEC...  hand-made message; CMD is a number or
+ *                                  get, set, park, unpark, event; TYPE a
+ *                                  number or an attribute's printed name
+ *                                  (disk, enabled, timeout_ms...); SPEC is
+ *                                  s:TYPE:TEXT,
  *                                  n:TYPE:TEXT (no NUL), z:TYPE:TEXT (each |
  *                                  a NUL, and one at the end),
  *                                  u8|u16|u32|u64:TYPE:V,
@@ -55,7 +59,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -77,7 +80,8 @@ static const char usage_text[] =
 	"  get [DISK] | dump [DISK] [pause=FILE] | unpark [DISK]\n"
 	"  park [DISK...] [timeout=MS] [each] [wait]\n"
 	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]\n"
-	"  raw CMD [FLAGS] SPEC...   SPEC: s:TYPE:TEXT n:TYPE:TEXT z:TYPE:A|B u8:TYPE:V u16:TYPE:V\n"
+	"  raw CMD [FLAGS] SPEC...   CMD: N|get|set|park|unpark|event; TYPE: N or a key (disk...)\n"
+	"                            SPEC: s:TYPE:TEXT n:TYPE:TEXT z:TYPE:A|B u8:TYPE:V u16:TYPE:V\n"
 	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
 	"                            trunc:K ver:V dump\n"
 	"  listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]\n"
@@ -143,7 +147,7 @@ static const char *const reason_names[] = {
 };
 
 /* How an attribute is parsed, printed and fuzzed. */
-enum kind { K_BYTES, K_U8, K_U32, K_S32, K_U64, K_STR, K_FLAG, K_DEVT, K_MASK, K_NEST };
+enum kind { K_BYTES, K_U8, K_U32, K_S32, K_U64, K_STR, K_FLAG, K_MASK, K_NEST };
 
 /* The family's attributes, in the order they are printed. */
 static const struct field {
@@ -153,29 +157,30 @@ static const struct field {
 	const char *const *names;	/* names of enum values, or NULL */
 	size_t nnames;
 } fields[] = {
-	{ HDP_A_EVENT, "event", K_U8, NAMES(event_names) },
-	{ HDP_A_SEQ, "seq", K_U64, NULL, 0 },
-	{ HDP_A_DISK, "disk", K_STR, NULL, 0 },
-	{ HDP_A_DEVT, "devt", K_DEVT, NULL, 0 },
-	{ HDP_A_STATE, "state", K_U8, NAMES(state_names) },
-	{ HDP_A_ENABLED, "enabled", K_U8, NULL, 0 },
-	{ HDP_A_TIMEOUT_MS, "timeout_ms", K_U32, NULL, 0 },
-	{ HDP_A_METHOD, "method", K_U8, NAMES(method_names) },
-	{ HDP_A_METHODS, "methods", K_MASK, NAMES(method_names) },
-	{ HDP_A_REMAINING_MS, "remaining_ms", K_U32, NULL, 0 },
-	{ HDP_A_LAST_METHOD, "last_method", K_U8, NAMES(method_names) },
-	{ HDP_A_RESULT, "result", K_S32, NULL, 0 },
-	{ HDP_A_REASON, "reason", K_U8, NAMES(reason_names) },
-	{ HDP_A_PARK_MS, "park_ms", K_U32, NULL, 0 },
-	{ HDP_A_RENEWED, "renewed", K_FLAG, NULL, 0 },
-	{ HDP_A_PARKS, "parks", K_U64, NULL, 0 },
-	{ HDP_A_FAILURES, "failures", K_U64, NULL, 0 },
-	{ HDP_A_LAST_PARK_NS, "last_park_ns", K_U64, NULL, 0 },
-	{ HDP_A_REQUEST_NS, "request_ns", K_U64, NULL, 0 },
-	{ HDP_A_COMPLETE_NS, "complete_ns", K_U64, NULL, 0 },
-	{ HDP_A_DEADLINE_NS, "deadline_ns", K_U64, NULL, 0 },
-	{ HDP_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
-	{ HDP_A_COOKIE, "cookie", K_U64, NULL, 0 },
+	{ HDPROTECT_A_EVENT, "event", K_U8, NAMES(event_names) },
+	{ HDPROTECT_A_SEQ, "seq", K_U64, NULL, 0 },
+	{ HDPROTECT_A_DISK, "disk", K_STR, NULL, 0 },
+	{ HDPROTECT_A_MAJOR, "major", K_U32, NULL, 0 },
+	{ HDPROTECT_A_MINOR, "minor", K_U32, NULL, 0 },
+	{ HDPROTECT_A_STATE, "state", K_U8, NAMES(state_names) },
+	{ HDPROTECT_A_ENABLED, "enabled", K_U8, NULL, 0 },
+	{ HDPROTECT_A_TIMEOUT_MS, "timeout_ms", K_U32, NULL, 0 },
+	{ HDPROTECT_A_METHOD, "method", K_U8, NAMES(method_names) },
+	{ HDPROTECT_A_METHODS, "methods", K_MASK, NAMES(method_names) },
+	{ HDPROTECT_A_REMAINING_MS, "remaining_ms", K_U32, NULL, 0 },
+	{ HDPROTECT_A_LAST_METHOD, "last_method", K_U8, NAMES(method_names) },
+	{ HDPROTECT_A_RESULT, "result", K_S32, NULL, 0 },
+	{ HDPROTECT_A_REASON, "reason", K_U8, NAMES(reason_names) },
+	{ HDPROTECT_A_PARK_MS, "park_ms", K_U32, NULL, 0 },
+	{ HDPROTECT_A_RENEWED, "renewed", K_FLAG, NULL, 0 },
+	{ HDPROTECT_A_PARKS, "parks", K_U64, NULL, 0 },
+	{ HDPROTECT_A_FAILURES, "failures", K_U64, NULL, 0 },
+	{ HDPROTECT_A_LAST_PARK_NS, "last_park_ns", K_U64, NULL, 0 },
+	{ HDPROTECT_A_REQUEST_NS, "request_ns", K_U64, NULL, 0 },
+	{ HDPROTECT_A_COMPLETE_NS, "complete_ns", K_U64, NULL, 0 },
+	{ HDPROTECT_A_DEADLINE_NS, "deadline_ns", K_U64, NULL, 0 },
+	{ HDPROTECT_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
+	{ HDPROTECT_A_COOKIE, "cookie", K_U64, NULL, 0 },
 };
 #define NFIELDS		ARRAY_SIZE(fields)
 
@@ -317,9 +322,6 @@ static void print_disk(const char *prefix, struct nlattr **tb)
 			field(&sep, "%s=%s", f->key, nla_get_string(a));
 		else if (f->kind == K_FLAG)
 			field(&sep, "%s=1", f->key);
-		else if (f->kind == K_DEVT)
-			field(&sep, "%s=%u:%u", f->key, major((dev_t)nla_get_u32(a)),
-			      minor((dev_t)nla_get_u32(a)));
 		else if (f->kind == K_MASK)
 			field_mask(&sep, f, nla_get_u32(a));
 	}
@@ -332,11 +334,11 @@ static void make_policy(struct nla_policy *policy)
 	static const uint16_t nla[] = {
 		[K_U8] = NLA_U8, [K_U32] = NLA_U32, [K_S32] = NLA_U32,
 		[K_U64] = NLA_U64, [K_STR] = NLA_STRING, [K_FLAG] = NLA_FLAG,
-		[K_DEVT] = NLA_U32, [K_MASK] = NLA_U32, [K_NEST] = NLA_NESTED,
+		[K_MASK] = NLA_U32, [K_NEST] = NLA_NESTED,
 	};
 	size_t i;
 
-	memset(policy, 0, (HDP_A_MAX + 1) * sizeof(*policy));
+	memset(policy, 0, (HDPROTECT_A_MAX + 1) * sizeof(*policy));
 	for (i = 0; i < NFIELDS; i++)
 		policy[fields[i].attr].type = nla[fields[i].kind];
 }
@@ -348,7 +350,7 @@ static void make_policy(struct nla_policy *policy)
 static struct genlmsghdr *parse_msg(struct nlmsghdr *nlh, int family,
 				    struct nlattr **tb)
 {
-	struct nla_policy policy[HDP_A_MAX + 1];
+	struct nla_policy policy[HDPROTECT_A_MAX + 1];
 	struct genlmsghdr *gnlh;
 	int err;
 
@@ -360,7 +362,7 @@ static struct genlmsghdr *parse_msg(struct nlmsghdr *nlh, int family,
 		return NULL;
 	}
 	gnlh = nlmsg_data(nlh);
-	err = nla_parse(tb, HDP_A_MAX, genlmsg_attrdata(gnlh, 0),
+	err = nla_parse(tb, HDPROTECT_A_MAX, genlmsg_attrdata(gnlh, 0),
 			genlmsg_attrlen(gnlh, 0), policy);
 	if (err < 0) {
 		fprintf(stderr, PROG ": malformed reply: %s\n", nl_geterror(err));
@@ -370,35 +372,35 @@ static struct genlmsghdr *parse_msg(struct nlmsghdr *nlh, int family,
 }
 
 /*
- * Print a reply: its disk line if any, then one line per HDP_A_OUTCOME;
+ * Print a reply: its disk line if any, then one line per HDPROTECT_A_OUTCOME;
  * note a PARK reply's cookie and outcomes in progress in RX.
  */
 static int print_reply(struct nlmsghdr *nlh, int family, struct rx *rx)
 {
-	struct nlattr *tb[HDP_A_MAX + 1], *otb[HDP_A_MAX + 1], *a;
+	struct nlattr *tb[HDPROTECT_A_MAX + 1], *otb[HDPROTECT_A_MAX + 1], *a;
 	struct genlmsghdr *gnlh = parse_msg(nlh, family, tb);
-	struct nla_policy policy[HDP_A_MAX + 1];
+	struct nla_policy policy[HDPROTECT_A_MAX + 1];
 	int i, rem, disk = 0;
 
 	if (!gnlh)
 		return -1;
 	make_policy(policy);
-	for (i = 0; i <= HDP_A_MAX; i++)
-		disk |= tb[i] && i != HDP_A_OUTCOME;
+	for (i = 0; i <= HDPROTECT_A_MAX; i++)
+		disk |= tb[i] && i != HDPROTECT_A_OUTCOME;
 	if (disk)
 		print_disk("", tb);
-	if (tb[HDP_A_COOKIE])
-		rx->cookie = nla_get_u64(tb[HDP_A_COOKIE]);
+	if (tb[HDPROTECT_A_COOKIE])
+		rx->cookie = nla_get_u64(tb[HDPROTECT_A_COOKIE]);
 	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0), genlmsg_attrlen(gnlh, 0), rem) {
-		if (nla_type(a) != HDP_A_OUTCOME)
+		if (nla_type(a) != HDPROTECT_A_OUTCOME)
 			continue;
-		if (nla_parse_nested(otb, HDP_A_MAX, a, policy) < 0) {
+		if (nla_parse_nested(otb, HDPROTECT_A_MAX, a, policy) < 0) {
 			fprintf(stderr, PROG ": malformed outcome\n");
 			return -1;
 		}
 		print_disk("outcome ", otb);
-		if (otb[HDP_A_RESULT] &&
-		    (int32_t)nla_get_u32(otb[HDP_A_RESULT]) == -EINPROGRESS)
+		if (otb[HDPROTECT_A_RESULT] &&
+		    (int32_t)nla_get_u32(otb[HDPROTECT_A_RESULT]) == -EINPROGRESS)
 			rx->pending++;
 	}
 	return 0;
@@ -535,24 +537,24 @@ static int hdp_open(struct hdp *h, int want_group)
 	if (setsockopt(nl_socket_get_fd(h->sk), SOL_NETLINK, NETLINK_EXT_ACK,
 		       &one, sizeof(one)) < 0)
 		fprintf(stderr, PROG ": NETLINK_EXT_ACK: %s\n", strerror(errno));
-	h->family = genl_ctrl_resolve(h->sk, HDP_GENL_NAME);
+	h->family = genl_ctrl_resolve(h->sk, HDPROTECT_GENL_NAME);
 	if (h->family == -NLE_OBJ_NOTFOUND) {
-		fprintf(stderr, PROG ": generic netlink family " HDP_GENL_NAME
+		fprintf(stderr, PROG ": generic netlink family " HDPROTECT_GENL_NAME
 			" not found (is the hdprotect module loaded?)\n");
 		goto fail;
 	}
 	if (h->family < 0) {
-		fprintf(stderr, PROG ": cannot resolve family " HDP_GENL_NAME ": %s\n",
+		fprintf(stderr, PROG ": cannot resolve family " HDPROTECT_GENL_NAME ": %s\n",
 			nl_geterror(h->family));
 		goto fail;
 	}
 	if (!want_group)
 		return 0;
-	h->group = genl_ctrl_resolve_grp(h->sk, HDP_GENL_NAME, HDP_GENL_MCGRP_EVENTS);
+	h->group = genl_ctrl_resolve_grp(h->sk, HDPROTECT_GENL_NAME, HDPROTECT_GENL_MCGRP_EVENTS);
 	if (h->group >= 0)
 		return 0;
-	fprintf(stderr, PROG ": family " HDP_GENL_NAME " has no group "
-		HDP_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(h->group));
+	fprintf(stderr, PROG ": family " HDPROTECT_GENL_NAME " has no group "
+		HDPROTECT_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(h->group));
 fail:
 	nl_socket_free(h->sk);
 	h->sk = NULL;
@@ -689,10 +691,10 @@ static int cmd_simple(int argc, char **argv, int cmd, int flags)
 
 	if (argc > ((flags & NLM_F_DUMP) ? 1 : 2))
 		return usage();
-	msg = new_msg(4096 + (argc > 1 ? strlen(argv[1]) : 0), flags, cmd, HDP_GENL_VERSION);
+	msg = new_msg(4096 + (argc > 1 ? strlen(argv[1]) : 0), flags, cmd, HDPROTECT_GENL_VERSION);
 	if (!msg)
 		return 1;
-	if (argc > 1 && nla_put_string(msg, HDP_A_DISK, argv[1]) < 0) {
+	if (argc > 1 && nla_put_string(msg, HDPROTECT_A_DISK, argv[1]) < 0) {
 		nlmsg_free(msg);
 		return usage();
 	}
@@ -702,7 +704,7 @@ static int cmd_simple(int argc, char **argv, int cmd, int flags)
 /* get [DISK] */
 static int cmd_get(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, HDP_CMD_GET, 0);
+	return cmd_simple(argc, argv, HDPROTECT_CMD_GET, 0);
 }
 
 /*
@@ -725,10 +727,10 @@ static int cmd_dump(int argc, char **argv)
 		else
 			return usage();
 	}
-	msg = new_msg(4096, NLM_F_DUMP, HDP_CMD_GET, HDP_GENL_VERSION);
+	msg = new_msg(4096, NLM_F_DUMP, HDPROTECT_CMD_GET, HDPROTECT_GENL_VERSION);
 	if (!msg)
 		return 1;
-	if (disk && nla_put_string(msg, HDP_A_DISK, disk) < 0) {
+	if (disk && nla_put_string(msg, HDPROTECT_A_DISK, disk) < 0) {
 		nlmsg_free(msg);
 		return usage();
 	}
@@ -766,7 +768,7 @@ static int cmd_dump(int argc, char **argv)
 /* unpark [DISK] */
 static int cmd_unpark(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, HDP_CMD_UNPARK, 0);
+	return cmd_simple(argc, argv, HDPROTECT_CMD_UNPARK, 0);
 }
 
 /* The number of method V, a name or a number; -1 if neither. */
@@ -788,17 +790,17 @@ static int cmd_set(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
-	msg = new_msg(4096 + strlen(argv[1]), 0, HDP_CMD_SET, HDP_GENL_VERSION);
+	msg = new_msg(4096 + strlen(argv[1]), 0, HDPROTECT_CMD_SET, HDPROTECT_GENL_VERSION);
 	if (!msg)
 		return 1;
-	err = nla_put_string(msg, HDP_A_DISK, argv[1]);
+	err = nla_put_string(msg, HDPROTECT_A_DISK, argv[1]);
 	for (i = 2; i < argc && !err; i++) {
 		if ((v = opt(argv[i], "enabled"))) {
-			err = opt_num(v, 8, 0, &n) ?: nla_put_u8(msg, HDP_A_ENABLED, n);
+			err = opt_num(v, 8, 0, &n) ?: nla_put_u8(msg, HDPROTECT_A_ENABLED, n);
 		} else if ((v = opt(argv[i], "timeout"))) {
-			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, n);
+			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, n);
 		} else if ((v = opt(argv[i], "method"))) {
-			err = parse_method(v, &n) ?: nla_put_u8(msg, HDP_A_METHOD, n);
+			err = parse_method(v, &n) ?: nla_put_u8(msg, HDPROTECT_A_METHOD, n);
 		} else {
 			err = -1;
 		}
@@ -815,9 +817,9 @@ static struct nl_msg *park_msg(const char *disk, int timeout, uint32_t ms)
 {
 	struct nl_msg *msg;
 
-	msg = new_msg(4096 + (disk ? strlen(disk) : 0), 0, HDP_CMD_PARK, HDP_GENL_VERSION);
-	if (msg && ((disk && nla_put_string(msg, HDP_A_DISK, disk) < 0) ||
-		    (timeout && nla_put_u32(msg, HDP_A_TIMEOUT_MS, ms) < 0))) {
+	msg = new_msg(4096 + (disk ? strlen(disk) : 0), 0, HDPROTECT_CMD_PARK, HDPROTECT_GENL_VERSION);
+	if (msg && ((disk && nla_put_string(msg, HDPROTECT_A_DISK, disk) < 0) ||
+		    (timeout && nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, ms) < 0))) {
 		fprintf(stderr, PROG ": message too long\n");
 		nlmsg_free(msg);
 		msg = NULL;
@@ -839,15 +841,15 @@ struct answers {
 static int answer_cb(struct nl_msg *msg, void *arg)
 {
 	struct answers *an = arg;
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 
 	if (!parse_msg(nlmsg_hdr(msg), an->family, tb)) {
 		an->bad = 1;
 		return NL_OK;
 	}
-	if (!tb[HDP_A_EVENT] || nla_get_u8(tb[HDP_A_EVENT]) != HDP_EVENT_PARKED ||
-	    tb[HDP_A_RENEWED] || !tb[HDP_A_COOKIE] ||
-	    nla_get_u64(tb[HDP_A_COOKIE]) != an->cookie)
+	if (!tb[HDPROTECT_A_EVENT] || nla_get_u8(tb[HDPROTECT_A_EVENT]) != HDPROTECT_EVENT_PARKED ||
+	    tb[HDPROTECT_A_RENEWED] || !tb[HDPROTECT_A_COOKIE] ||
+	    nla_get_u64(tb[HDPROTECT_A_COOKIE]) != an->cookie)
 		return NL_OK;
 	print_disk("answer ", tb);
 	an->pending--;
@@ -875,7 +877,7 @@ static int park_wait(struct nl_msg *msg)
 	nl_socket_set_buffer_size(ev.sk, 4 << 20, 0);
 	if (nl_socket_add_membership(ev.sk, ev.group) < 0 ||
 	    !(cb = nl_cb_alloc(NL_CB_DEFAULT)) || hdp_open(&h, 0) < 0) {
-		fprintf(stderr, PROG ": cannot listen to " HDP_GENL_MCGRP_EVENTS "\n");
+		fprintf(stderr, PROG ": cannot listen to " HDPROTECT_GENL_MCGRP_EVENTS "\n");
 		goto out;
 	}
 	transact(&h, msg, &rx, -1);
@@ -933,7 +935,7 @@ static int cmd_park(int argc, char **argv)
 		    !strcmp(argv[i], "wait"))
 			continue;
 		if (!each && n) {
-			if (nla_put_string(msgs[0], HDP_A_DISK, argv[i]) < 0)
+			if (nla_put_string(msgs[0], HDPROTECT_A_DISK, argv[i]) < 0)
 				goto fail;
 			continue;
 		}
@@ -957,6 +959,39 @@ fail:
 	return 1;
 }
 
+/* The attribute number of TYPE, a number or a field's key; -1 if neither. */
+static int attr_num(const char *type, uint64_t *t)
+{
+	size_t i;
+
+	for (i = 0; i < NFIELDS; i++) {
+		if (!strcmp(type, fields[i].key)) {
+			*t = fields[i].attr;
+			return 0;
+		}
+	}
+	return parse_num(type, 16, t);
+}
+
+/* The command number of NAME, a number or a command's name; -1 if neither. */
+static int cmd_num(const char *name, uint64_t *cmd)
+{
+	static const struct { const char *name; int cmd; } cmds[] = {
+		{ "get", HDPROTECT_CMD_GET }, { "set", HDPROTECT_CMD_SET },
+		{ "park", HDPROTECT_CMD_PARK }, { "unpark", HDPROTECT_CMD_UNPARK },
+		{ "event", HDPROTECT_CMD_EVENT },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (!strcmp(name, cmds[i].name)) {
+			*cmd = cmds[i].cmd;
+			return 0;
+		}
+	}
+	return parse_num(name, 8, cmd);
+}
+
 /* Add one raw SPEC attribute to MSG; -1 if SPEC is not one. */
 static int raw_attr(struct nl_msg *msg, const char *spec)
 {
@@ -977,7 +1012,7 @@ static int raw_attr(struct nl_msg *msg, const char *spec)
 	val = strchr(type, ':');
 	if (val)
 		*val++ = '\0';
-	if (parse_num(type, 16, &t))
+	if (attr_num(type, &t))
 		goto out;
 	if (!strcmp(kind, "flag") && !val) {
 		err = nla_put(msg, t, 0, NULL);
@@ -1021,12 +1056,12 @@ out:
 /* raw CMD [FLAGS] SPEC... */
 static int cmd_raw(int argc, char **argv)
 {
-	uint64_t cmd, flags = 0, ver = HDP_GENL_VERSION, trunc = 0;
+	uint64_t cmd, flags = 0, ver = HDPROTECT_GENL_VERSION, trunc = 0;
 	size_t size = 1024;
 	struct nl_msg *msg;
 	int i, first = 2;
 
-	if (argc < 2 || parse_num(argv[1], 8, &cmd))
+	if (argc < 2 || cmd_num(argv[1], &cmd))
 		return usage();
 	if (argc > 2 && !parse_num(argv[2], 16, &flags))
 		first = 3;
@@ -1116,7 +1151,7 @@ static int any_seq_cb(struct nl_msg *msg, void *arg)
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 	struct genlmsghdr *gnlh;
 	struct listen *l = arg;
 	struct timespec ts;
@@ -1129,13 +1164,13 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		l->bad |= nlh->nlmsg_type == l->family;
 		return NL_OK;
 	}
-	if (gnlh->cmd != HDP_CMD_EVENT)
+	if (gnlh->cmd != HDPROTECT_CMD_EVENT)
 		return NL_OK;
 	l->events++;
 	if (!l->quiet)
 		print_disk("", tb);
-	if (tb[HDP_A_SEQ]) {
-		seq = nla_get_u64(tb[HDP_A_SEQ]);
+	if (tb[HDPROTECT_A_SEQ]) {
+		seq = nla_get_u64(tb[HDPROTECT_A_SEQ]);
 		if (l->check_seq && l->have_seq && seq != l->last_seq + 1) {
 			fprintf(stderr, "%sseq gap: got %" PRIu64 " after %" PRIu64 "\n",
 				l->prefix, seq, l->last_seq);
@@ -1149,11 +1184,11 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		fprintf(stderr, "%sevent without seq\n", l->prefix);
 		l->gaps++;
 	}
-	ev = tb[HDP_A_EVENT] ? nla_get_u8(tb[HDP_A_EVENT]) : 0;
-	if (l->latency && tb[HDP_A_COMPLETE_NS] &&
-	    (ev == HDP_EVENT_PARKED || ev == HDP_EVENT_UNPARKED))
+	ev = tb[HDPROTECT_A_EVENT] ? nla_get_u8(tb[HDPROTECT_A_EVENT]) : 0;
+	if (l->latency && tb[HDPROTECT_A_COMPLETE_NS] &&
+	    (ev == HDPROTECT_EVENT_PARKED || ev == HDPROTECT_EVENT_UNPARKED))
 		samples_add(&l->lat, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec -
-			    (int64_t)nla_get_u64(tb[HDP_A_COMPLETE_NS]));
+			    (int64_t)nla_get_u64(tb[HDPROTECT_A_COMPLETE_NS]));
 	return NL_OK;
 }
 
@@ -1208,7 +1243,7 @@ static int listen_run(struct listen *l)
 		fprintf(stderr, PROG ": buffer size: %s\n", nl_geterror(ret));
 	ret = nl_socket_add_membership(h.sk, h.group);
 	if (ret < 0) {
-		fprintf(stderr, PROG ": join " HDP_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(ret));
+		fprintf(stderr, PROG ": join " HDPROTECT_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(ret));
 		goto out;
 	}
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -1475,7 +1510,7 @@ static int rnd_disk(struct fuzz *f, char *buf)
 /* A well-formed value of KIND in BUF (random bytes if none); its size. */
 static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
 {
-	static const uint32_t u32s[] = { 0, 1, HDP_MAX_TIMEOUT_MS, HDP_MAX_TIMEOUT_MS + 1 };
+	static const uint32_t u32s[] = { 0, 1, HDPROTECT_MAX_TIMEOUT_MS, HDPROTECT_MAX_TIMEOUT_MS + 1 };
 	uint64_t v64;
 	uint32_t v32;
 	int i, len;
@@ -1486,7 +1521,6 @@ static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
 		return 1;
 	case K_U32:
 	case K_S32:
-	case K_DEVT:
 	case K_MASK:
 		v32 = below(f, 3) ? u32s[below(f, 4)] : below(f, 2) ? (uint32_t)rnd(f) : 2 + below(f, 49);
 		memcpy(buf, &v32, 4);
@@ -1511,7 +1545,7 @@ static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
 
 /*
  * Add one random attribute to MSG, nested ones only above DEPTH 2. A
- * top-level 4-byte HDP_A_TIMEOUT_MS of a PARK, or an accepted one of a
+ * top-level 4-byte HDPROTECT_A_TIMEOUT_MS of a PARK, or an accepted one of a
  * SET, is kept to 1..50 ms so that no park lasts long.
  */
 static int fuzz_attr(struct nl_msg *msg, struct fuzz *f, int cmd, int depth)
@@ -1544,10 +1578,10 @@ static int fuzz_attr(struct nl_msg *msg, struct fuzz *f, int cmd, int depth)
 		len = 0;
 	else				/* random bytes */
 		len = rnd_value(f, K_BYTES, buf);
-	if (!depth && type == HDP_A_TIMEOUT_MS && len == 4) {
+	if (!depth && type == HDPROTECT_A_TIMEOUT_MS && len == 4) {
 		memcpy(&ms, buf, 4);
-		if (cmd == HDP_CMD_PARK ||
-		    (cmd == HDP_CMD_SET && ms >= 1 && ms <= HDP_MAX_TIMEOUT_MS))
+		if (cmd == HDPROTECT_CMD_PARK ||
+		    (cmd == HDPROTECT_CMD_SET && ms >= 1 && ms <= HDPROTECT_MAX_TIMEOUT_MS))
 			ms = 1 + below(f, 50);
 		memcpy(buf, &ms, 4);
 	}
@@ -1567,22 +1601,22 @@ static struct nl_msg *fuzz_wellformed(struct fuzz *f)
 	struct nl_msg *msg;
 	int err = 0;
 
-	msg = new_msg(4096, 0, cmd, HDP_GENL_VERSION);
+	msg = new_msg(4096, 0, cmd, HDPROTECT_GENL_VERSION);
 	if (!msg)
 		return NULL;
 	rnd_disk(f, disk);
-	if (cmd != HDP_CMD_PARK && cmd != HDP_CMD_UNPARK ? 1 : below(f, 4))
-		err = nla_put_string(msg, HDP_A_DISK, disk);
-	if (cmd == HDP_CMD_SET) {
+	if (cmd != HDPROTECT_CMD_PARK && cmd != HDPROTECT_CMD_UNPARK ? 1 : below(f, 4))
+		err = nla_put_string(msg, HDPROTECT_A_DISK, disk);
+	if (cmd == HDPROTECT_CMD_SET) {
 		if (below(f, 2))
-			err = err ?: nla_put_u8(msg, HDP_A_ENABLED, below(f, 2));
+			err = err ?: nla_put_u8(msg, HDPROTECT_A_ENABLED, below(f, 2));
 		if (below(f, 2))
-			err = err ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, 1 + below(f, 50));
+			err = err ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 1 + below(f, 50));
 		if (below(f, 2))
-			err = err ?: nla_put_u8(msg, HDP_A_METHOD, below(f, 3));
+			err = err ?: nla_put_u8(msg, HDPROTECT_A_METHOD, below(f, 3));
 	}
-	if (cmd == HDP_CMD_PARK && below(f, 2))
-		err = err ?: nla_put_u32(msg, HDP_A_TIMEOUT_MS, 1 + below(f, 50));
+	if (cmd == HDPROTECT_CMD_PARK && below(f, 2))
+		err = err ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 1 + below(f, 50));
 	if (err) {
 		nlmsg_free(msg);
 		return NULL;
@@ -1594,7 +1628,7 @@ static struct nl_msg *fuzz_wellformed(struct fuzz *f)
 static struct nl_msg *fuzz_msg(struct fuzz *f)
 {
 	int cmd = below(f, 5) ? 1 + below(f, 4) : below(f, 9);
-	int flags = 0, ver = HDP_GENL_VERSION, n, attrs;
+	int flags = 0, ver = HDPROTECT_GENL_VERSION, n, attrs;
 	struct nl_msg *msg;
 
 	if (!below(f, 8))
@@ -1629,29 +1663,29 @@ static void fuzz_accepted(struct fuzz *f, struct nl_msg *msg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gnlh = nlmsg_data(nlh);
-	struct nlattr *tb[HDP_A_MAX + 1];
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 	struct fuzz_model *m = NULL;
 	int i;
 
-	if (gnlh->cmd != HDP_CMD_SET || (nlh->nlmsg_flags & NLM_F_DUMP) ||
-	    genlmsg_parse(nlh, 0, tb, HDP_A_MAX, NULL) < 0 || !tb[HDP_A_DISK])
+	if (gnlh->cmd != HDPROTECT_CMD_SET || (nlh->nlmsg_flags & NLM_F_DUMP) ||
+	    genlmsg_parse(nlh, 0, tb, HDPROTECT_A_MAX, NULL) < 0 || !tb[HDPROTECT_A_DISK])
 		return;
 	for (i = 0; i < f->ndisks; i++)
-		if (!strcmp(nla_data(tb[HDP_A_DISK]), f->disks[i]))
+		if (!strcmp(nla_data(tb[HDPROTECT_A_DISK]), f->disks[i]))
 			m = &f->model[i];
 	if (!m)
 		return;
-	if (tb[HDP_A_ENABLED]) {
+	if (tb[HDPROTECT_A_ENABLED]) {
 		m->has_enabled = 1;
-		m->enabled = nla_get_u8(tb[HDP_A_ENABLED]);
+		m->enabled = nla_get_u8(tb[HDPROTECT_A_ENABLED]);
 	}
-	if (tb[HDP_A_TIMEOUT_MS]) {
+	if (tb[HDPROTECT_A_TIMEOUT_MS]) {
 		m->has_timeout = 1;
-		m->timeout_ms = nla_get_u32(tb[HDP_A_TIMEOUT_MS]);
+		m->timeout_ms = nla_get_u32(tb[HDPROTECT_A_TIMEOUT_MS]);
 	}
-	if (tb[HDP_A_METHOD]) {
+	if (tb[HDPROTECT_A_METHOD]) {
 		m->has_method = 1;
-		m->method = nla_get_u8(tb[HDP_A_METHOD]);
+		m->method = nla_get_u8(tb[HDPROTECT_A_METHOD]);
 	}
 }
 

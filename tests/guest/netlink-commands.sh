@@ -53,7 +53,7 @@ mkdir $H
 g=$(hdp-nl get nbn)
 expect_eq get-new-item "$(field "$g" disk) $(field "$g" state) $(field "$g" enabled) $(field "$g" timeout_ms) $(field "$g" method) $(echo "$g" | tail -n 1)" \
 	"nbn idle 0 5000 auto ok"
-expect_eq get-devt-is-the-disks "$(field "$g" devt)" "$(cat /sys/block/nbn/dev)"
+expect_eq get-major-minor-are-the-disks "$(field "$g" major):$(field "$g" minor)" "$(cat /sys/block/nbn/dev)"
 expect_eq get-methods "$(field "$g" methods)" "auto,unload,standby"
 
 expect_eq set-ok "$(hdp-nl set nbn enabled=1 timeout=7000 method=standby)" ok

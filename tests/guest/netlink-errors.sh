@@ -40,20 +40,19 @@ expect_errs() {
 	expect_eq "state-unchanged-after-$(head -n 1 /tmp/err.spec | cut -d' ' -f1)-group" "$(state)" "$before"
 }
 
-# Attribute numbers, from include/uapi/linux/hdprotect.h.
-A_DISK=2 A_ENABLED=5 A_TIMEOUT=6 A_METHOD=7 A_RESULT=11
-GET=1 SET=2 PARK=3 UNPARK=4
+# Raw requests name commands and attributes as hdp-nl prints them; it
+# takes their numbers from include/uapi/linux/hdprotect.h.
 
 expect_errs <<EOR
 get-without-disk EINVAL get
-set-without-disk EINVAL raw $SET u8:$A_ENABLED:1
-set-nothing-to-set EINVAL raw $SET s:$A_DISK:nbx
+set-without-disk EINVAL raw set u8:enabled:1
+set-nothing-to-set EINVAL raw set s:disk:nbx
 get-no-item ENOENT get nby
 park-no-item ENOENT park nby
-disk-as-u32-padded-string EINVAL raw $GET u32:$A_DISK:1
-enabled-as-u32 EINVAL raw $SET s:$A_DISK:nbx u32:$A_ENABLED:1
-timeout-as-u8 EINVAL raw $SET s:$A_DISK:nbx u8:$A_TIMEOUT:5
-timeout-as-u64 EINVAL raw $PARK s:$A_DISK:nbx u64:$A_TIMEOUT:5
+disk-as-u32-padded-string EINVAL raw get u32:disk:1
+enabled-as-u32 EINVAL raw set s:disk:nbx u32:enabled:1
+timeout-as-u8 EINVAL raw set s:disk:nbx u8:timeout_ms:5
+timeout-as-u64 EINVAL raw park s:disk:nbx u64:timeout_ms:5
 enabled-2 ERANGE set nbx enabled=2
 method-3 ERANGE set nbx method=3
 set-timeout-0 ERANGE set nbx timeout=0
@@ -61,17 +60,28 @@ set-timeout-30001 ERANGE set nbx timeout=30001
 park-timeout-0 ERANGE park nbx timeout=0
 park-timeout-30001 ERANGE park nbx timeout=30001
 park-all-timeout-30001 ERANGE park timeout=30001
-disk-name-too-long EINVAL raw $GET s:$A_DISK:nbxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
-disk-name-not-terminated EINVAL raw $GET n:$A_DISK:nbx
-disk-name-empty-attribute EINVAL raw $GET rep:$A_DISK:0:x
-unknown-attribute EINVAL raw $SET s:$A_DISK:nbx u8:99:1
-attribute-of-another-command EINVAL raw $SET s:$A_DISK:nbx u32:$A_RESULT:0
-reply-attribute-in-park EINVAL raw $PARK s:$A_DISK:nbx flag:22
-truncated-attribute EINVAL raw $SET s:$A_DISK:nbx u32:$A_TIMEOUT:5000 trunc:2
-disk-name-bytes-after-nul EINVAL raw $GET z:$A_DISK:nbx|junk
-park-disk-name-bytes-after-nul EINVAL raw $PARK z:$A_DISK:nbx|junk
-dump-disk-name-bytes-after-nul EINVAL raw $GET z:$A_DISK:nbx|junk dump
+disk-name-too-long EINVAL raw get s:disk:nbxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+disk-name-not-terminated EINVAL raw get n:disk:nbx
+disk-name-empty-attribute EINVAL raw get rep:disk:0:x
+unknown-attribute EINVAL raw set s:disk:nbx u8:99:1
+attribute-of-another-command EINVAL raw set s:disk:nbx u32:result:0
+reply-attribute-in-park EINVAL raw park s:disk:nbx flag:renewed
+truncated-attribute EINVAL raw set s:disk:nbx u32:timeout_ms:5000 trunc:2
+disk-name-bytes-after-nul EINVAL raw get z:disk:nbx|junk
+park-disk-name-bytes-after-nul EINVAL raw park z:disk:nbx|junk
+dump-disk-name-bytes-after-nul EINVAL raw get z:disk:nbx|junk dump
 unpark-no-item ENOENT unpark nby
+get-two-disks EINVAL raw get s:disk:nbx s:disk:nbx
+set-two-disks EINVAL raw set s:disk:nbx s:disk:nby u8:enabled:0
+unpark-two-disks EINVAL raw unpark s:disk:nbx s:disk:nby
+dump-two-disks EINVAL raw get s:disk:nbx s:disk:nby dump
+park-disk-named-twice EINVAL park nbx nbx
+unspec-attribute EINVAL raw get u8:0:1 s:disk:nbx
+pad-attribute EINVAL raw get s:disk:nbx u32:1:0
+major-in-a-request EINVAL raw set s:disk:nbx u32:major:8
+outcome-in-park EINVAL raw park s:disk:nbx flag:outcome
+cookie-in-unpark EINVAL raw unpark s:disk:nbx u64:cookie:1
+empty-disk-name ENOENT raw get s:disk:
 EOR
 echo 0 >$H/enable
 before=$(state)
@@ -84,9 +94,9 @@ before=$(state)
 # Commands the family does not have, and a dump of a command that has
 # none: the genetlink core refuses them before the family sees them.
 expect_errs <<EOR
-unknown-command EOPNOTSUPP raw 99 s:$A_DISK:nbx
-event-is-no-request EOPNOTSUPP raw 5 s:$A_DISK:nbx
-set-is-no-dump EOPNOTSUPP raw $SET s:$A_DISK:nbx u8:$A_ENABLED:0 dump
+unknown-command EOPNOTSUPP raw 99 s:disk:nbx
+event-is-no-request EOPNOTSUPP raw event s:disk:nbx
+set-is-no-dump EOPNOTSUPP raw set s:disk:nbx u8:enabled:0 dump
 EOR
 
 # A method the device lacks: ahci0 has no unload (QEMU's IDENTIFY).
@@ -109,14 +119,17 @@ nonroot-park EPERM park nbx
 nonroot-park-all EPERM park
 nonroot-unpark EPERM unpark nbx
 nonroot-malformed-set-validated-first ERANGE set nbx enabled=2
-nonroot-malformed-park-validated-first EINVAL raw $PARK s:$A_DISK:nbx u32:$A_RESULT:0
+nonroot-malformed-park-validated-first EINVAL raw park s:disk:nbx u32:result:0
+nonroot-name-bytes-after-nul-validated-first EINVAL raw park z:disk:nbx|junk
+nonroot-two-disks-validated-first EINVAL raw unpark s:disk:nbx s:disk:nby
+nonroot-disk-twice-is-no-form-error EPERM park nbx nbx
 EOR
 expect_eq nonroot-get "$(hdp-nl --as-uid=65534 get nbx | tail -n 1)" ok
 expect_eq nonroot-dump "$(hdp-nl --as-uid=65534 dump | grep -c 'disk=nbx')" 1
 
 expect_eq nothing-changed "$(state)" "$before"
 
-# A dump with HDP_A_DISK lists that disk's item only, nothing without one.
+# A dump with HDPROTECT_A_DISK lists that disk's item only, nothing without one.
 d=$(hdp-nl dump nbx)
 expect_eq dump-filtered-by-disk "$(echo "$d" | grep -c '^disk=') $(echo "$d" | grep -c '^disk=nbx ')" "1 1"
 expect_eq dump-filter-without-item "$(hdp-nl dump nosuch)" ok

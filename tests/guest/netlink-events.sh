@@ -123,12 +123,14 @@ while IFS= read -r want; do
 done </tmp/ev.want
 expect_eq events-exactly-these "$(wc -l </tmp/ev.got)" "$n"
 
-# Every event carries the timestamps and the dev_t; a park's completion
+# Every event carries the timestamps and the device number; a park's completion
 # follows its request.
 bad=$(awk '/event=parked/ && !/renewed=1/ {
+	delete v
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["request_ns"] <= 0 || v["complete_ns"] < v["request_ns"] ||
-	    v["deadline_ns"] <= v["complete_ns"] || v["devt"] !~ /^[0-9]+:[0-9]+$/)
+	    v["deadline_ns"] <= v["complete_ns"] || v["major"] !~ /^[0-9]+$/ ||
+	    v["minor"] !~ /^[0-9]+$/)
 		print
 }' /tmp/ev.got)
 if [ -z "$bad" ]; then

@@ -47,7 +47,7 @@ static struct nl_msg *msg_new(int cmd)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
-	if (!msg || !genlmsg_put(msg, 1, 1, FAMILY, 0, 0, cmd, HDP_GENL_VERSION)) {
+	if (!msg || !genlmsg_put(msg, 1, 1, FAMILY, 0, 0, cmd, HDPROTECT_GENL_VERSION)) {
 		fprintf(stderr, "out of memory\n");
 		exit(2);
 	}
@@ -57,23 +57,24 @@ static struct nl_msg *msg_new(int cmd)
 /* The attributes of one disk, as the kernel sends them, @name first. */
 static void put_disk(struct nl_msg *msg, const char *name)
 {
-	nla_put_string(msg, HDP_A_DISK, name);
-	nla_put_u32(msg, HDP_A_DEVT, makedev(8, 16));
-	nla_put_u8(msg, HDP_A_STATE, HDP_STATE_PARKED);
-	nla_put_u8(msg, HDP_A_ENABLED, 1);
-	nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
-	nla_put_u8(msg, HDP_A_METHOD, HDP_METHOD_AUTO);
-	nla_put_u32(msg, HDP_A_METHODS, 7);
-	nla_put_u32(msg, HDP_A_REMAINING_MS, 2940);
-	nla_put_u8(msg, HDP_A_LAST_METHOD, HDP_METHOD_UNLOAD);
-	nla_put_s32(msg, HDP_A_RESULT, -EIO);
-	nla_put_u64(msg, HDP_A_PARKS, 3);
-	nla_put_u64(msg, HDP_A_FAILURES, 1);
-	nla_put_u64(msg, HDP_A_LAST_PARK_NS, 6300000);
-	nla_put_u64(msg, HDP_A_REQUEST_NS, 1000);
-	nla_put_u64(msg, HDP_A_COMPLETE_NS, 7301000);
-	nla_put_u64(msg, HDP_A_DEADLINE_NS, 5000001000ULL);
-	nla_put_u64(msg, HDP_A_COOKIE, 0x1234567890ULL);
+	nla_put_string(msg, HDPROTECT_A_DISK, name);
+	nla_put_u32(msg, HDPROTECT_A_MAJOR, 8);
+	nla_put_u32(msg, HDPROTECT_A_MINOR, 16);
+	nla_put_u8(msg, HDPROTECT_A_STATE, HDPROTECT_STATE_PARKED);
+	nla_put_u8(msg, HDPROTECT_A_ENABLED, 1);
+	nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 5000);
+	nla_put_u8(msg, HDPROTECT_A_METHOD, HDPROTECT_METHOD_AUTO);
+	nla_put_u32(msg, HDPROTECT_A_METHODS, 7);
+	nla_put_u32(msg, HDPROTECT_A_REMAINING_MS, 2940);
+	nla_put_u8(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_UNLOAD);
+	nla_put_s32(msg, HDPROTECT_A_RESULT, -EIO);
+	nla_put_u64(msg, HDPROTECT_A_PARKS, 3);
+	nla_put_u64(msg, HDPROTECT_A_FAILURES, 1);
+	nla_put_u64(msg, HDPROTECT_A_LAST_PARK_NS, 6300000);
+	nla_put_u64(msg, HDPROTECT_A_REQUEST_NS, 1000);
+	nla_put_u64(msg, HDPROTECT_A_COMPLETE_NS, 7301000);
+	nla_put_u64(msg, HDPROTECT_A_DEADLINE_NS, 5000001000ULL);
+	nla_put_u64(msg, HDPROTECT_A_COOKIE, 0x1234567890ULL);
 }
 
 /* Every field of @d as put_disk() put it; "" or what differs. */
@@ -101,7 +102,7 @@ static const char *disk_mismatch(const struct hdp_disk *d, const char *name)
 
 static void test_disk(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_GET);
 	struct hdp_disk d;
 	int err;
 
@@ -115,15 +116,15 @@ static void test_disk(void)
 /* Attributes of a newer kernel, top-level and nested, are skipped. */
 static void test_disk_unknown_attrs(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_GET);
 	struct nlattr *nest;
 	struct hdp_disk d;
 	int err;
 
-	nla_put_u32(msg, HDP_A_MAX + 1, 77);
+	nla_put_u32(msg, HDPROTECT_A_MAX + 1, 77);
 	put_disk(msg, "sdc");
-	nla_put_string(msg, HDP_A_MAX + 9, "a newer kernel's string");
-	nest = nla_nest_start(msg, HDP_A_MAX + 2);
+	nla_put_string(msg, HDPROTECT_A_MAX + 9, "a newer kernel's string");
+	nest = nla_nest_start(msg, HDPROTECT_A_MAX + 2);
 	nla_put_u64(msg, 1, 5);
 	nla_nest_end(msg, nest);
 	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
@@ -135,11 +136,11 @@ static void test_disk_unknown_attrs(void)
 /* Only the name is needed: a field the kernel left out reads 0. */
 static void test_disk_minimal(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_GET);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_GET);
 	struct hdp_disk d;
 	int err;
 
-	nla_put_string(msg, HDP_A_DISK, "sdd");
+	nla_put_string(msg, HDPROTECT_A_DISK, "sdd");
 	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
 	result(!err && !strcmp(d.name, "sdd") && d.state == HDP_DISK_IDLE &&
 	       !d.parks && !d.deadline_ns && !d.cookie, "decode-disk-name-only",
@@ -159,33 +160,33 @@ static void test_disk_malformed(void)
 	for (i = 0; i < 6; i++) {
 		const char *what = "";
 
-		msg = msg_new(HDP_CMD_GET);
+		msg = msg_new(HDPROTECT_CMD_GET);
 		switch (i) {
 		case 0:
 			what = "no-name";
-			nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
+			nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 5000);
 			break;
 		case 1:
 			what = "name-not-terminated";
-			nla_put(msg, HDP_A_DISK, 3, "sda");
+			nla_put(msg, HDPROTECT_A_DISK, 3, "sda");
 			break;
 		case 2:
 			what = "name-too-long";
-			nla_put_string(msg, HDP_A_DISK, long_name);
+			nla_put_string(msg, HDPROTECT_A_DISK, long_name);
 			break;
 		case 3:
 			what = "empty-name";
-			nla_put_string(msg, HDP_A_DISK, "");
+			nla_put_string(msg, HDPROTECT_A_DISK, "");
 			break;
 		case 4:
 			what = "u32-attribute-as-u8";
-			nla_put_string(msg, HDP_A_DISK, "sda");
-			nla_put_u8(msg, HDP_A_DEVT, 1);
+			nla_put_string(msg, HDPROTECT_A_DISK, "sda");
+			nla_put_u8(msg, HDPROTECT_A_MAJOR, 1);
 			break;
 		case 5:
 			what = "truncated-before-the-name";
-			nla_put_u32(msg, HDP_A_TIMEOUT_MS, 5000);
-			nla_put_string(msg, HDP_A_DISK, "sda");
+			nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 5000);
+			nla_put_string(msg, HDPROTECT_A_DISK, "sda");
 			nlmsg_hdr(msg)->nlmsg_len -= 6;
 			break;
 		}
@@ -217,24 +218,24 @@ static void test_short_header(void)
 static struct nl_msg *event_msg(int type, uint64_t seq, int reason,
 				const char *name)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_EVENT);
 
-	nla_put_u8(msg, HDP_A_EVENT, type);
-	nla_put_u64(msg, HDP_A_SEQ, seq);
-	nla_put_u8(msg, HDP_A_REASON, reason);
+	nla_put_u8(msg, HDPROTECT_A_EVENT, type);
+	nla_put_u64(msg, HDPROTECT_A_SEQ, seq);
+	nla_put_u8(msg, HDPROTECT_A_REASON, reason);
 	put_disk(msg, name);
-	nla_put_u32(msg, HDP_A_PARK_MS, 3000);
+	nla_put_u32(msg, HDPROTECT_A_PARK_MS, 3000);
 	return msg;
 }
 
 static void test_event_parked(void)
 {
-	struct nl_msg *msg = event_msg(HDP_EVENT_PARKED, 41, HDP_REASON_UNLOAD_HEADS, "sde");
+	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_PARKED, 41, HDPROTECT_REASON_UNLOAD_HEADS, "sde");
 	struct hdp_monitor_event ev;
 	int err;
 
-	nla_put_flag(msg, HDP_A_RENEWED);
-	nla_put_u32(msg, HDP_A_MAX + 3, 1);
+	nla_put_flag(msg, HDPROTECT_A_RENEWED);
+	nla_put_u32(msg, HDPROTECT_A_MAX + 3, 1);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(!err && ev.type == HDP_EV_PARKED && ev.seq == 41 &&
 	       ev.cause == HDP_CAUSE_UNLOAD_HEADS && ev.park_ms == 3000 &&
@@ -247,7 +248,7 @@ static void test_event_parked(void)
 /* Only PARKED carries a park's length; others leave it 0. */
 static void test_event_unparked(void)
 {
-	struct nl_msg *msg = event_msg(HDP_EVENT_UNPARKED, 42, HDP_REASON_TIMEOUT, "sde");
+	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_UNPARKED, 42, HDPROTECT_REASON_TIMEOUT, "sde");
 	struct hdp_monitor_event ev;
 	int err;
 
@@ -261,12 +262,12 @@ static void test_event_unparked(void)
 /* An event type of a newer kernel: skipped, but its number counts. */
 static void test_event_unknown_type(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_EVENT);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_EVENT);
 	struct hdp_monitor_event ev;
 	int err;
 
-	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_CHANGED + 4);
-	nla_put_u64(msg, HDP_A_SEQ, 99);
+	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_CHANGED + 4);
+	nla_put_u64(msg, HDPROTECT_A_SEQ, 99);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == 1 && ev.seq == 99, "decode-event-of-unknown-type-is-skipped-with-its-number",
 	       "got %d seq %llu", err, (unsigned long long)ev.seq);
@@ -279,25 +280,25 @@ static void test_event_malformed(void)
 	struct nl_msg *msg;
 	int err;
 
-	msg = msg_new(HDP_CMD_EVENT);
-	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_PARKED);
+	msg = msg_new(HDPROTECT_CMD_EVENT);
+	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_PARKED);
 	put_disk(msg, "sdf");
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == -EBADMSG, "decode-event-refuses-no-sequence-number", "got %d", err);
 	nlmsg_free(msg);
 
-	msg = msg_new(HDP_CMD_EVENT);
-	nla_put_u8(msg, HDP_A_EVENT, HDP_EVENT_ADDED);
-	nla_put_u64(msg, HDP_A_SEQ, 1);
+	msg = msg_new(HDPROTECT_CMD_EVENT);
+	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_ADDED);
+	nla_put_u64(msg, HDPROTECT_A_SEQ, 1);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == -EBADMSG, "decode-event-refuses-no-disk", "got %d", err);
 	nlmsg_free(msg);
 
-	msg = msg_new(HDP_CMD_EVENT);
-	nla_put_u32(msg, HDP_A_EVENT, HDP_EVENT_ADDED);
-	nla_put_u64(msg, HDP_A_SEQ, 1);
-	nla_put_string(msg, HDP_A_DISK, "sdf");
-	nla_put_u32(msg, HDP_A_SEQ, 2);
+	msg = msg_new(HDPROTECT_CMD_EVENT);
+	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_ADDED);
+	nla_put_u64(msg, HDPROTECT_A_SEQ, 1);
+	nla_put_string(msg, HDPROTECT_A_DISK, "sdf");
+	nla_put_u32(msg, HDPROTECT_A_SEQ, 2);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == -EBADMSG, "decode-event-refuses-a-u64-as-u32", "got %d", err);
 	nlmsg_free(msg);
@@ -307,33 +308,34 @@ static void test_event_malformed(void)
 static void put_outcome(struct nl_msg *msg, const char *name, int result,
 			uint64_t cookie, bool renewed)
 {
-	struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
+	struct nlattr *nest = nla_nest_start(msg, HDPROTECT_A_OUTCOME);
 
-	nla_put_string(msg, HDP_A_DISK, name);
-	nla_put_u32(msg, HDP_A_DEVT, makedev(8, 0));
-	nla_put_s32(msg, HDP_A_RESULT, result);
-	nla_put_u64(msg, HDP_A_COOKIE, cookie);
+	nla_put_string(msg, HDPROTECT_A_DISK, name);
+	nla_put_u32(msg, HDPROTECT_A_MAJOR, 8);
+	nla_put_u32(msg, HDPROTECT_A_MINOR, 0);
+	nla_put_s32(msg, HDPROTECT_A_RESULT, result);
+	nla_put_u64(msg, HDPROTECT_A_COOKIE, cookie);
 	if (renewed)
-		nla_put_flag(msg, HDP_A_RENEWED);
-	nla_put_u8(msg, HDP_A_LAST_METHOD, HDP_METHOD_STANDBY);
-	nla_put_u32(msg, HDP_A_PARK_MS, 2500);
-	nla_put_u64(msg, HDP_A_DEADLINE_NS, 9);
-	nla_put_u64(msg, HDP_A_REQUEST_NS, 7);
-	nla_put_u64(msg, HDP_A_COMPLETE_NS, 8);
-	nla_put_u16(msg, HDP_A_MAX + 1, 3);
+		nla_put_flag(msg, HDPROTECT_A_RENEWED);
+	nla_put_u8(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_STANDBY);
+	nla_put_u32(msg, HDPROTECT_A_PARK_MS, 2500);
+	nla_put_u64(msg, HDPROTECT_A_DEADLINE_NS, 9);
+	nla_put_u64(msg, HDPROTECT_A_REQUEST_NS, 7);
+	nla_put_u64(msg, HDPROTECT_A_COMPLETE_NS, 8);
+	nla_put_u16(msg, HDPROTECT_A_MAX + 1, 3);
 	nla_nest_end(msg, nest);
 }
 
 static void test_outcomes(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_PARK);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_PARK);
 	struct hdp_outcome *o = NULL;
 	size_t n = 0;
 	int err;
 
-	nla_put_u64(msg, HDP_A_COOKIE, 77);
+	nla_put_u64(msg, HDPROTECT_A_COOKIE, 77);
 	put_outcome(msg, "sda", 0, 77, false);
-	nla_put_u32(msg, HDP_A_MAX + 4, 1);
+	nla_put_u32(msg, HDPROTECT_A_MAX + 4, 1);
 	put_outcome(msg, "sdb", -EIO, 77, false);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
 	result(!err && n == 2 && !strcmp(o[0].name, "sda") && !o[0].result &&
@@ -346,8 +348,8 @@ static void test_outcomes(void)
 	nlmsg_free(msg);
 
 	/* In progress, and a renewal of a park that another request began. */
-	msg = msg_new(HDP_CMD_PARK);
-	nla_put_u64(msg, HDP_A_COOKIE, 78);
+	msg = msg_new(HDPROTECT_CMD_PARK);
+	nla_put_u64(msg, HDPROTECT_A_COOKIE, 78);
 	put_outcome(msg, "sda", -EINPROGRESS, 78, false);
 	put_outcome(msg, "sdb", -EINPROGRESS, 75, true);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
@@ -361,18 +363,18 @@ static void test_outcomes(void)
 	free(o);
 	nlmsg_free(msg);
 
-	msg = msg_new(HDP_CMD_PARK);
+	msg = msg_new(HDPROTECT_CMD_PARK);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
 	result(!err && n == 0 && !o, "decode-outcomes-none", "err %d n %zu", err, n);
 	nlmsg_free(msg);
 
 	/* The second outcome lacks its name: nothing is handed over. */
-	msg = msg_new(HDP_CMD_PARK);
+	msg = msg_new(HDPROTECT_CMD_PARK);
 	put_outcome(msg, "sda", 0, 1, false);
 	{
-		struct nlattr *nest = nla_nest_start(msg, HDP_A_OUTCOME);
+		struct nlattr *nest = nla_nest_start(msg, HDPROTECT_A_OUTCOME);
 
-		nla_put_s32(msg, HDP_A_RESULT, 0);
+		nla_put_s32(msg, HDPROTECT_A_RESULT, 0);
 		nla_nest_end(msg, nest);
 	}
 	o = (struct hdp_outcome *)1;
@@ -381,9 +383,9 @@ static void test_outcomes(void)
 	       "got %d n %zu", err, n);
 	nlmsg_free(msg);
 
-	msg = msg_new(HDP_CMD_PARK);
+	msg = msg_new(HDPROTECT_CMD_PARK);
 	put_outcome(msg, "sda", 0, 1, false);
-	nla_put_u32(msg, HDP_A_COOKIE, 1);
+	nla_put_u32(msg, HDPROTECT_A_COOKIE, 1);
 	err = hdp_decode_outcomes(nlmsg_hdr(msg), &o, &n);
 	result(err == -EBADMSG && !o, "decode-outcomes-refuses-a-u32-cookie", "got %d", err);
 	nlmsg_free(msg);
@@ -495,7 +497,7 @@ static void test_answers_from_state(void)
 /* An event message built in memory, decoded, answers its outcome. */
 static void test_answer_message(void)
 {
-	struct nl_msg *msg = event_msg(HDP_EVENT_PARKED, 50, HDP_REASON_REQUEST, "sde");
+	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_PARKED, 50, HDPROTECT_REASON_REQUEST, "sde");
 	struct hdp_outcome o = waiting("sde", 0x1234567890ULL);
 	struct hdp_monitor_event ev;
 	int err;
@@ -587,18 +589,18 @@ static void test_extack(void)
 /* The offset an extended ACK gives names a disk of the request. */
 static void test_request_disk(void)
 {
-	struct nl_msg *msg = msg_new(HDP_CMD_PARK);
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_PARK);
 	uint32_t off_sda, off_sdb, off_len;
 	char name[HDP_NAME_MAX + 1] = "";
 	struct nlmsghdr *nlh;
 	int err;
 
 	off_sda = nlmsg_hdr(msg)->nlmsg_len;
-	nla_put_string(msg, HDP_A_DISK, "sda");
+	nla_put_string(msg, HDPROTECT_A_DISK, "sda");
 	off_sdb = nlmsg_hdr(msg)->nlmsg_len;
-	nla_put_string(msg, HDP_A_DISK, "sdb");
+	nla_put_string(msg, HDPROTECT_A_DISK, "sdb");
 	off_len = nlmsg_hdr(msg)->nlmsg_len;
-	nla_put_u32(msg, HDP_A_TIMEOUT_MS, 3000);
+	nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 3000);
 	nlh = nlmsg_hdr(msg);
 	err = hdp_request_disk(nlh, off_sdb, name);
 	result(!err && !strcmp(name, "sdb"), "request-disk-at-the-offset", "err %d name '%s'",
