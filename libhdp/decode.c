@@ -30,13 +30,13 @@ static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_DISK]		= { .type = NLA_STRING },
 	[HDPROTECT_A_MAJOR]		= { .type = NLA_U32 },
 	[HDPROTECT_A_MINOR]		= { .type = NLA_U32 },
-	[HDPROTECT_A_STATE]		= { .type = NLA_U8 },
-	[HDPROTECT_A_ENABLED]		= { .type = NLA_U8 },
+	[HDPROTECT_A_STATE]		= { .type = NLA_U32 },
+	[HDPROTECT_A_ENABLED]		= { .type = NLA_U32 },
 	[HDPROTECT_A_TIMEOUT_MS]	= { .type = NLA_U32 },
-	[HDPROTECT_A_METHOD]		= { .type = NLA_U8 },
+	[HDPROTECT_A_METHOD]		= { .type = NLA_U32 },
 	[HDPROTECT_A_METHODS]		= { .type = NLA_U32 },
 	[HDPROTECT_A_REMAINING_MS]	= { .type = NLA_U32 },
-	[HDPROTECT_A_LAST_METHOD]	= { .type = NLA_U8 },
+	[HDPROTECT_A_LAST_METHOD]	= { .type = NLA_U32 },
 	[HDPROTECT_A_RESULT]		= { .type = NLA_U32 },
 	[HDPROTECT_A_PARKS]		= { .type = NLA_U64 },
 	[HDPROTECT_A_FAILURES]	= { .type = NLA_U64 },
@@ -45,18 +45,13 @@ static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_COMPLETE_NS]	= { .type = NLA_U64 },
 	[HDPROTECT_A_DEADLINE_NS]	= { .type = NLA_U64 },
 	[HDPROTECT_A_PARK_MS]		= { .type = NLA_U32 },
-	[HDPROTECT_A_REASON]		= { .type = NLA_U8 },
-	[HDPROTECT_A_EVENT]		= { .type = NLA_U8 },
+	[HDPROTECT_A_REASON]		= { .type = NLA_U32 },
+	[HDPROTECT_A_EVENT]		= { .type = NLA_U32 },
 	[HDPROTECT_A_SEQ]		= { .type = NLA_U64 },
 	[HDPROTECT_A_RENEWED]		= { .type = NLA_FLAG },
 	[HDPROTECT_A_OUTCOME]		= { .type = NLA_NESTED },
 	[HDPROTECT_A_COOKIE]		= { .type = NLA_U64 },
 };
-
-static unsigned int get_u8(struct nlattr **tb, int type)
-{
-	return tb[type] ? nla_get_u8(tb[type]) : 0;
-}
 
 static unsigned int get_u32(struct nlattr **tb, int type)
 {
@@ -88,13 +83,13 @@ static int decode_disk_attrs(struct nlattr **tb, struct hdp_disk *d)
 	/* The kernel encodes dev_t as stat(2) does for 32 bits. */
 	d->devt = makedev(get_u32(tb, HDPROTECT_A_MAJOR),
 			  get_u32(tb, HDPROTECT_A_MINOR));
-	d->state = (enum hdp_disk_state)get_u8(tb, HDPROTECT_A_STATE);
-	d->enabled = get_u8(tb, HDPROTECT_A_ENABLED);
+	d->state = (enum hdp_disk_state)get_u32(tb, HDPROTECT_A_STATE);
+	d->enabled = get_u32(tb, HDPROTECT_A_ENABLED);
 	d->timeout_ms = get_u32(tb, HDPROTECT_A_TIMEOUT_MS);
-	d->method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_METHOD);
+	d->method = (enum hdp_park_method)get_u32(tb, HDPROTECT_A_METHOD);
 	d->methods = get_u32(tb, HDPROTECT_A_METHODS);
 	d->remaining_ms = get_u32(tb, HDPROTECT_A_REMAINING_MS);
-	d->last_method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_LAST_METHOD);
+	d->last_method = (enum hdp_park_method)get_u32(tb, HDPROTECT_A_LAST_METHOD);
 	d->last_result = (int)get_u32(tb, HDPROTECT_A_RESULT);
 	d->parks = get_u64(tb, HDPROTECT_A_PARKS);
 	d->failures = get_u64(tb, HDPROTECT_A_FAILURES);
@@ -134,13 +129,13 @@ int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev)
 	if (parse(nlh, tb) || !tb[HDPROTECT_A_EVENT] || !tb[HDPROTECT_A_SEQ])
 		return -EBADMSG;
 	ev->seq = nla_get_u64(tb[HDPROTECT_A_SEQ]);
-	type = nla_get_u8(tb[HDPROTECT_A_EVENT]);
+	type = nla_get_u32(tb[HDPROTECT_A_EVENT]);
 	if (type < HDP_EV_PARKED || type > HDP_EV_CHANGED)
 		return 1;
 	if (decode_disk_attrs(tb, &ev->disk))
 		return -EBADMSG;
 	ev->type = (enum hdp_event_type)type;
-	ev->cause = (enum hdp_cause)get_u8(tb, HDPROTECT_A_REASON);
+	ev->cause = (enum hdp_cause)get_u32(tb, HDPROTECT_A_REASON);
 	ev->result = ev->disk.last_result;
 	if (ev->type == HDP_EV_PARKED) {
 		ev->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
@@ -162,7 +157,7 @@ static int decode_outcome(struct nlattr *nest, struct hdp_outcome *o)
 	o->devt = makedev(get_u32(tb, HDPROTECT_A_MAJOR),
 			  get_u32(tb, HDPROTECT_A_MINOR));
 	o->result = (int)get_u32(tb, HDPROTECT_A_RESULT);
-	o->method = (enum hdp_park_method)get_u8(tb, HDPROTECT_A_LAST_METHOD);
+	o->method = (enum hdp_park_method)get_u32(tb, HDPROTECT_A_LAST_METHOD);
 	o->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
 	o->deadline_ns = get_u64(tb, HDPROTECT_A_DEADLINE_NS);
 	o->request_ns = get_u64(tb, HDPROTECT_A_REQUEST_NS);

@@ -67,6 +67,7 @@ struct hdp_req {
 	int done;
 	int error;
 	int intr;		/* a dump part carried NLM_F_DUMP_INTR */
+	int single;		/* no ACK asked: the one reply ends it */
 };
 
 HDP_EXPORT int hdp_new(struct hdp_ctx **ctx)
@@ -155,6 +156,8 @@ static int connect_ctx(struct hdp_ctx *ctx)
 		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
 	}
 	ctx->family = id;
+	/* Each request says whether it wants an ACK (new_request()). */
+	nl_socket_disable_auto_ack(ctx->sk);
 	return 0;
 }
 
@@ -204,11 +207,17 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		req->intr = 1;
-	if (nlh->nlmsg_type != req->ctx->family || !req->reply || req->error)
+	if (nlh->nlmsg_type != req->ctx->family)
 		return NL_OK;
-	err = req->reply(nlh, req->arg);
-	if (err)
-		req->error = err;
+	if (req->reply && !req->error) {
+		err = req->reply(nlh, req->arg);
+		if (err)
+			req->error = err;
+	}
+	if (req->single) {
+		req->done = 1;
+		return NL_STOP;
+	}
 	return NL_OK;
 }
 
@@ -282,6 +291,7 @@ static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
 		goto out;
 	}
 	req.seq = nlmsg_hdr(msg)->nlmsg_seq;
+	req.single = !(nlmsg_hdr(msg)->nlmsg_flags & (NLM_F_ACK | NLM_F_DUMP));
 	while (!req.done) {
 		err = nl_recvmsgs(ctx->sk, cb);
 		if (err < 0 && !req.done) {
@@ -299,7 +309,9 @@ out:
 
 /*
  * A request of @cmd, naming @disk if not NULL, with room for @size bytes
- * (0: the default); NULL if out of memory.
+ * (0: the default); NULL if out of memory. Every request but PARK asks
+ * for an ACK; PARK's reply is its acknowledgment (the UAPI header says
+ * why: an ACK would be allocated while the disks' I/O is held).
  */
 static struct nl_msg *new_request(struct hdp_ctx *ctx, int cmd, int flags,
 				  const char *disk, size_t size)
@@ -309,7 +321,8 @@ static struct nl_msg *new_request(struct hdp_ctx *ctx, int cmd, int flags,
 	if (!msg)
 		return NULL;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, ctx->family, 0,
-			 flags | NLM_F_ACK, cmd, HDPROTECT_GENL_VERSION) ||
+			 flags | (cmd == HDPROTECT_CMD_PARK ? 0 : NLM_F_ACK), cmd,
+			 HDPROTECT_GENL_VERSION) ||
 	    (disk && nla_put_string(msg, HDPROTECT_A_DISK, disk) < 0)) {
 		nlmsg_free(msg);
 		return NULL;
@@ -340,9 +353,9 @@ static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
 	return *msg ? 0 : -ENOMEM;
 }
 
-/* SET of one attribute: a u8 or a u32. */
+/* SET of one u32 attribute. */
 static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
-		    unsigned int value, int size)
+		    unsigned int value)
 {
 	struct nl_msg *msg;
 	int err;
@@ -352,8 +365,7 @@ static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
 	err = prepare(ctx, HDPROTECT_CMD_SET, 0, disk, &msg);
 	if (err)
 		return err;
-	if ((size == 1 ? nla_put_u8(msg, type, (uint8_t)value) :
-			 nla_put_u32(msg, type, value)) < 0) {
+	if (nla_put_u32(msg, type, value) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -363,7 +375,7 @@ static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
 HDP_EXPORT int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk,
 			       bool enabled)
 {
-	return set_attr(ctx, disk, HDPROTECT_A_ENABLED, enabled, 1);
+	return set_attr(ctx, disk, HDPROTECT_A_ENABLED, enabled);
 }
 
 HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
@@ -371,7 +383,7 @@ HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
 {
 	if (ms < 1 || ms > HDP_TIMEOUT_MAX_MS)
 		return -ERANGE;
-	return set_attr(ctx, disk, HDPROTECT_A_TIMEOUT_MS, ms, 4);
+	return set_attr(ctx, disk, HDPROTECT_A_TIMEOUT_MS, ms);
 }
 
 HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
@@ -379,7 +391,7 @@ HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 {
 	if ((unsigned int)method > HDP_PARK_STANDBY)
 		return -ERANGE;
-	return set_attr(ctx, disk, HDPROTECT_A_METHOD, method, 1);
+	return set_attr(ctx, disk, HDPROTECT_A_METHOD, method);
 }
 
 /* The outcomes of a PARK reply, handed to the caller. */

@@ -43,7 +43,9 @@
  *
  * A request prints its replies, one line of key=value pairs per disk
  * ("outcome " first for a park's outcomes), then one final line: "ok", or
- * "ERRNAME: extack message" ("ERRNAME: -" without a message); a raw
+ * "ERRNAME: extack message" ("ERRNAME: -" without a message;
+ * "ERRNAME-in-NLMSG_DONE: ..." for an error a dump gave in its end
+ * message instead of an error message); a raw
  * request the kernel does not answer within 10 s ends with "noanswer".
  * Exits 0 on success, 1 on a failed request or test, 2 on a usage error.
  * --as-uid drops to UID (groups, gid and uid) before anything else.
@@ -105,6 +107,7 @@ struct rx {
 	int done;		/* ACK, error or NLMSG_DONE seen */
 	int noanswer;		/* nothing within the wait */
 	int error;		/* 0 or a negative errno */
+	int error_in_done;	/* the error came in NLMSG_DONE, not an ACK */
 	int bad;		/* a reply did not parse */
 	int intr;		/* a dump reply had NLM_F_DUMP_INTR */
 	const char *pause;	/* wait on this file after the first reply */
@@ -147,7 +150,7 @@ static const char *const reason_names[] = {
 };
 
 /* How an attribute is parsed, printed and fuzzed. */
-enum kind { K_BYTES, K_U8, K_U32, K_S32, K_U64, K_STR, K_FLAG, K_MASK, K_NEST };
+enum kind { K_BYTES, K_ENUM, K_U32, K_S32, K_U64, K_STR, K_FLAG, K_MASK, K_NEST };
 
 /* The family's attributes, in the order they are printed. */
 static const struct field {
@@ -157,20 +160,20 @@ static const struct field {
 	const char *const *names;	/* names of enum values, or NULL */
 	size_t nnames;
 } fields[] = {
-	{ HDPROTECT_A_EVENT, "event", K_U8, NAMES(event_names) },
+	{ HDPROTECT_A_EVENT, "event", K_ENUM, NAMES(event_names) },
 	{ HDPROTECT_A_SEQ, "seq", K_U64, NULL, 0 },
 	{ HDPROTECT_A_DISK, "disk", K_STR, NULL, 0 },
 	{ HDPROTECT_A_MAJOR, "major", K_U32, NULL, 0 },
 	{ HDPROTECT_A_MINOR, "minor", K_U32, NULL, 0 },
-	{ HDPROTECT_A_STATE, "state", K_U8, NAMES(state_names) },
-	{ HDPROTECT_A_ENABLED, "enabled", K_U8, NULL, 0 },
+	{ HDPROTECT_A_STATE, "state", K_ENUM, NAMES(state_names) },
+	{ HDPROTECT_A_ENABLED, "enabled", K_U32, NULL, 0 },
 	{ HDPROTECT_A_TIMEOUT_MS, "timeout_ms", K_U32, NULL, 0 },
-	{ HDPROTECT_A_METHOD, "method", K_U8, NAMES(method_names) },
+	{ HDPROTECT_A_METHOD, "method", K_ENUM, NAMES(method_names) },
 	{ HDPROTECT_A_METHODS, "methods", K_MASK, NAMES(method_names) },
 	{ HDPROTECT_A_REMAINING_MS, "remaining_ms", K_U32, NULL, 0 },
-	{ HDPROTECT_A_LAST_METHOD, "last_method", K_U8, NAMES(method_names) },
+	{ HDPROTECT_A_LAST_METHOD, "last_method", K_ENUM, NAMES(method_names) },
 	{ HDPROTECT_A_RESULT, "result", K_S32, NULL, 0 },
-	{ HDPROTECT_A_REASON, "reason", K_U8, NAMES(reason_names) },
+	{ HDPROTECT_A_REASON, "reason", K_ENUM, NAMES(reason_names) },
 	{ HDPROTECT_A_PARK_MS, "park_ms", K_U32, NULL, 0 },
 	{ HDPROTECT_A_RENEWED, "renewed", K_FLAG, NULL, 0 },
 	{ HDPROTECT_A_PARKS, "parks", K_U64, NULL, 0 },
@@ -310,8 +313,8 @@ static void print_disk(const char *prefix, struct nlattr **tb)
 		a = tb[f->attr];
 		if (!a)
 			continue;
-		if (f->kind == K_U8)
-			field_enum(&sep, f->key, nla_get_u8(a), f->names, f->nnames);
+		if (f->kind == K_ENUM)
+			field_enum(&sep, f->key, nla_get_u32(a), f->names, f->nnames);
 		else if (f->kind == K_U32)
 			field(&sep, "%s=%u", f->key, nla_get_u32(a));
 		else if (f->kind == K_S32)
@@ -332,7 +335,7 @@ static void print_disk(const char *prefix, struct nlattr **tb)
 static void make_policy(struct nla_policy *policy)
 {
 	static const uint16_t nla[] = {
-		[K_U8] = NLA_U8, [K_U32] = NLA_U32, [K_S32] = NLA_U32,
+		[K_ENUM] = NLA_U32, [K_U32] = NLA_U32, [K_S32] = NLA_U32,
 		[K_U64] = NLA_U64, [K_STR] = NLA_STRING, [K_FLAG] = NLA_FLAG,
 		[K_MASK] = NLA_U32, [K_NEST] = NLA_NESTED,
 	};
@@ -500,6 +503,7 @@ static int finish_cb(struct nl_msg *msg, void *arg)
 	}
 	rx->done = 1;
 	rx->error = err;
+	rx->error_in_done = !!err;
 	return NL_STOP;
 }
 
@@ -650,7 +654,10 @@ static int print_outcome(const struct rx *rx)
 		puts("ok");
 		return rx->bad;
 	}
-	printf("%s: %s\n", errname(-rx->error, buf, sizeof(buf)), rx->ext[0] ? rx->ext : "-");
+	/* A request's error comes as an error message; in NLMSG_DONE it is
+	 * a dump's, which stock clients do not read: say so. */
+	printf("%s%s: %s\n", errname(-rx->error, buf, sizeof(buf)),
+	       rx->error_in_done ? "-in-NLMSG_DONE" : "", rx->ext[0] ? rx->ext : "-");
 	return 1;
 }
 
@@ -796,11 +803,11 @@ static int cmd_set(int argc, char **argv)
 	err = nla_put_string(msg, HDPROTECT_A_DISK, argv[1]);
 	for (i = 2; i < argc && !err; i++) {
 		if ((v = opt(argv[i], "enabled"))) {
-			err = opt_num(v, 8, 0, &n) ?: nla_put_u8(msg, HDPROTECT_A_ENABLED, n);
+			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDPROTECT_A_ENABLED, n);
 		} else if ((v = opt(argv[i], "timeout"))) {
 			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, n);
 		} else if ((v = opt(argv[i], "method"))) {
-			err = parse_method(v, &n) ?: nla_put_u8(msg, HDPROTECT_A_METHOD, n);
+			err = parse_method(v, &n) ?: nla_put_u32(msg, HDPROTECT_A_METHOD, n);
 		} else {
 			err = -1;
 		}
@@ -847,7 +854,7 @@ static int answer_cb(struct nl_msg *msg, void *arg)
 		an->bad = 1;
 		return NL_OK;
 	}
-	if (!tb[HDPROTECT_A_EVENT] || nla_get_u8(tb[HDPROTECT_A_EVENT]) != HDPROTECT_EVENT_PARKED ||
+	if (!tb[HDPROTECT_A_EVENT] || nla_get_u32(tb[HDPROTECT_A_EVENT]) != HDPROTECT_EVENT_PARKED ||
 	    tb[HDPROTECT_A_RENEWED] || !tb[HDPROTECT_A_COOKIE] ||
 	    nla_get_u64(tb[HDPROTECT_A_COOKIE]) != an->cookie)
 		return NL_OK;
@@ -1184,7 +1191,7 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		fprintf(stderr, "%sevent without seq\n", l->prefix);
 		l->gaps++;
 	}
-	ev = tb[HDPROTECT_A_EVENT] ? nla_get_u8(tb[HDPROTECT_A_EVENT]) : 0;
+	ev = tb[HDPROTECT_A_EVENT] ? nla_get_u32(tb[HDPROTECT_A_EVENT]) : 0;
 	if (l->latency && tb[HDPROTECT_A_COMPLETE_NS] &&
 	    (ev == HDPROTECT_EVENT_PARKED || ev == HDPROTECT_EVENT_UNPARKED))
 		samples_add(&l->lat, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec -
@@ -1516,9 +1523,10 @@ static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
 	int i, len;
 
 	switch (kind) {
-	case K_U8:
-		buf[0] = below(f, 10) < 8 ? below(f, 4) : below(f, 256);
-		return 1;
+	case K_ENUM:
+		v32 = below(f, 10) < 8 ? below(f, 4) : below(f, 2) ? below(f, 256) : (uint32_t)rnd(f);
+		memcpy(buf, &v32, 4);
+		return 4;
 	case K_U32:
 	case K_S32:
 	case K_MASK:
@@ -1609,11 +1617,11 @@ static struct nl_msg *fuzz_wellformed(struct fuzz *f)
 		err = nla_put_string(msg, HDPROTECT_A_DISK, disk);
 	if (cmd == HDPROTECT_CMD_SET) {
 		if (below(f, 2))
-			err = err ?: nla_put_u8(msg, HDPROTECT_A_ENABLED, below(f, 2));
+			err = err ?: nla_put_u32(msg, HDPROTECT_A_ENABLED, below(f, 2));
 		if (below(f, 2))
 			err = err ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 1 + below(f, 50));
 		if (below(f, 2))
-			err = err ?: nla_put_u8(msg, HDPROTECT_A_METHOD, below(f, 3));
+			err = err ?: nla_put_u32(msg, HDPROTECT_A_METHOD, below(f, 3));
 	}
 	if (cmd == HDPROTECT_CMD_PARK && below(f, 2))
 		err = err ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 1 + below(f, 50));
@@ -1677,7 +1685,7 @@ static void fuzz_accepted(struct fuzz *f, struct nl_msg *msg)
 		return;
 	if (tb[HDPROTECT_A_ENABLED]) {
 		m->has_enabled = 1;
-		m->enabled = nla_get_u8(tb[HDPROTECT_A_ENABLED]);
+		m->enabled = nla_get_u32(tb[HDPROTECT_A_ENABLED]);
 	}
 	if (tb[HDPROTECT_A_TIMEOUT_MS]) {
 		m->has_timeout = 1;
@@ -1685,7 +1693,7 @@ static void fuzz_accepted(struct fuzz *f, struct nl_msg *msg)
 	}
 	if (tb[HDPROTECT_A_METHOD]) {
 		m->has_method = 1;
-		m->method = nla_get_u8(tb[HDPROTECT_A_METHOD]);
+		m->method = nla_get_u32(tb[HDPROTECT_A_METHOD]);
 	}
 }
 

@@ -60,13 +60,13 @@ static void put_disk(struct nl_msg *msg, const char *name)
 	nla_put_string(msg, HDPROTECT_A_DISK, name);
 	nla_put_u32(msg, HDPROTECT_A_MAJOR, 8);
 	nla_put_u32(msg, HDPROTECT_A_MINOR, 16);
-	nla_put_u8(msg, HDPROTECT_A_STATE, HDPROTECT_STATE_PARKED);
-	nla_put_u8(msg, HDPROTECT_A_ENABLED, 1);
+	nla_put_u32(msg, HDPROTECT_A_STATE, HDPROTECT_STATE_PARKED);
+	nla_put_u32(msg, HDPROTECT_A_ENABLED, 1);
 	nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 5000);
-	nla_put_u8(msg, HDPROTECT_A_METHOD, HDPROTECT_METHOD_AUTO);
+	nla_put_u32(msg, HDPROTECT_A_METHOD, HDPROTECT_METHOD_AUTO);
 	nla_put_u32(msg, HDPROTECT_A_METHODS, 7);
 	nla_put_u32(msg, HDPROTECT_A_REMAINING_MS, 2940);
-	nla_put_u8(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_UNLOAD);
+	nla_put_u32(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_UNLOAD);
 	nla_put_s32(msg, HDPROTECT_A_RESULT, -EIO);
 	nla_put_u64(msg, HDPROTECT_A_PARKS, 3);
 	nla_put_u64(msg, HDPROTECT_A_FAILURES, 1);
@@ -220,9 +220,9 @@ static struct nl_msg *event_msg(int type, uint64_t seq, int reason,
 {
 	struct nl_msg *msg = msg_new(HDPROTECT_CMD_EVENT);
 
-	nla_put_u8(msg, HDPROTECT_A_EVENT, type);
+	nla_put_u32(msg, HDPROTECT_A_EVENT, type);
 	nla_put_u64(msg, HDPROTECT_A_SEQ, seq);
-	nla_put_u8(msg, HDPROTECT_A_REASON, reason);
+	nla_put_u32(msg, HDPROTECT_A_REASON, reason);
 	put_disk(msg, name);
 	nla_put_u32(msg, HDPROTECT_A_PARK_MS, 3000);
 	return msg;
@@ -266,7 +266,7 @@ static void test_event_unknown_type(void)
 	struct hdp_monitor_event ev;
 	int err;
 
-	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_CHANGED + 4);
+	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_CHANGED + 4);
 	nla_put_u64(msg, HDPROTECT_A_SEQ, 99);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == 1 && ev.seq == 99, "decode-event-of-unknown-type-is-skipped-with-its-number",
@@ -281,14 +281,14 @@ static void test_event_malformed(void)
 	int err;
 
 	msg = msg_new(HDPROTECT_CMD_EVENT);
-	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_PARKED);
+	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_PARKED);
 	put_disk(msg, "sdf");
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == -EBADMSG, "decode-event-refuses-no-sequence-number", "got %d", err);
 	nlmsg_free(msg);
 
 	msg = msg_new(HDPROTECT_CMD_EVENT);
-	nla_put_u8(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_ADDED);
+	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_ADDED);
 	nla_put_u64(msg, HDPROTECT_A_SEQ, 1);
 	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
 	result(err == -EBADMSG, "decode-event-refuses-no-disk", "got %d", err);
@@ -317,7 +317,7 @@ static void put_outcome(struct nl_msg *msg, const char *name, int result,
 	nla_put_u64(msg, HDPROTECT_A_COOKIE, cookie);
 	if (renewed)
 		nla_put_flag(msg, HDPROTECT_A_RENEWED);
-	nla_put_u8(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_STANDBY);
+	nla_put_u32(msg, HDPROTECT_A_LAST_METHOD, HDPROTECT_METHOD_STANDBY);
 	nla_put_u32(msg, HDPROTECT_A_PARK_MS, 2500);
 	nla_put_u64(msg, HDPROTECT_A_DEADLINE_NS, 9);
 	nla_put_u64(msg, HDPROTECT_A_REQUEST_NS, 7);
