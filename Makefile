@@ -115,7 +115,7 @@ help:
 	@echo "make run              boot the lean kernel: demo, then a shell"
 	@echo "make check            run every test (TESTS='a b' for some guest tests)"
 	@echo "make soak             the guest tests' long versions (stress, fuzz, bursts)"
-	@echo "make bench            run the benchmarks on the lean kernel, print figures"
+	@echo "make bench            benchmarks: hdprotect and mainline kernels side by side, one table"
 	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
 	@echo "make examples         build libhdp's example listener (GLib)"
 	@echo "make install          install libhdp and hdpctl (DESTDIR, PREFIX=/usr/local)"
@@ -165,16 +165,16 @@ check-host:
 	@tests/check --host-only
 
 # Benchmarks print figures; they assert nothing. They run on the lean
-# kernel, under TCG unless KVM works: figures are the emulator's.
+# kernel and, for the side-by-side figures, on the same kernel without the
+# series (mainline), under TCG unless KVM works: figures are the
+# emulator's. tests/bench/run boots both and prints one table.
 bench: deps
 	@qemu/build-kernel lean
+	@qemu/build-kernel mainline
 	@$(MAKE) --no-print-directory guest-bin stage
 	@qemu/mkinitramfs lean
-	@qemu/run --config lean --quiet --timeout 1200 \
-		--exec 'sh /hdp/bench/park-latency.sh 200 && sh /hdp/bench/netlink-latency.sh 200 && \
-		sh /hdp/bench/hdpctl-park.sh 200'; rc=$$?; \
-	grep -E '^(park latency|configfs|unload_heads|park-latency|netlink latency|event latency|listeners=|park-all|hdpctl park)' \
-		build/runs/last/console.log | tr -d '\r'; exit $$rc
+	@qemu/mkinitramfs mainline
+	@tests/bench/run
 
 clean:
 	rm -rf build
