@@ -44,6 +44,7 @@ writer() {
 	while :; do dd if=/dev/zero of="/dev/$d" bs=64k count=16 seek=1000 oflag=direct 2>/dev/null; done
 }
 
+echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "park latency, request to ata_qc_issue of the park command, $N parks, ahci0 ($d), $kernel kernel"
 if [ $kernel = hdprotect ]; then
 	run "configfs (standby), idle" $H/park 1 0
