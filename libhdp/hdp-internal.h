@@ -48,6 +48,14 @@ bool hdp_event_answers(struct hdp_outcome *o, size_t n,
 		       const struct hdp_monitor_event *ev);
 
 /*
+ * For the unit tests: open @ctx's monitor on a generic netlink socket that
+ * joins no group and takes messages of type @family as the family's
+ * events, from whoever sends them to its port. Return: the socket's file
+ * descriptor, or a negative errno (-EBUSY if a monitor is open).
+ */
+int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family);
+
+/*
  * A monitor's event numbering: @seq arrived, *@next was expected (if
  * *@have). Return: how many events were lost before @seq (0 if none),
  * with the first lost in *@first; *@next and *@have move on. A number

@@ -414,10 +414,14 @@ typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
  * list taken on the loss is newer than every event that never reached
  * @fn. Events handed over after the loss may predate the list, but
  * every later change follows them.
+ * @fn may make any call of the library on @ctx but a dispatch (-EBUSY).
+ * If it calls hdp_monitor_close() or hdp_free(), that takes effect when
+ * @fn returns, and the dispatch stops there; @ctx must not be used after
+ * hdp_free().
  * Return: the number of events handed over (loss events and the one
  * that stopped the dispatch included); the negative errno @fn returned;
- * -EBADF if the monitor is not open; another negative errno if reading
- * the socket failed.
+ * -EBADF if the monitor is not open; -EBUSY from within @fn; another
+ * negative errno if reading the socket failed.
  */
 int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data);
 

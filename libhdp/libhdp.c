@@ -52,6 +52,9 @@ struct hdp_ctx {
 	size_t mon_off, mon_len;	/* messages of mon_buf not handed over */
 	uint64_t next_seq;		/* the event number expected next */
 	bool have_seq;
+	bool dispatching;		/* in hdp_monitor_dispatch() */
+	bool close_pending;		/* its callback closed the monitor */
+	bool free_pending;		/* its callback freed the context */
 	unsigned int park_wait_ms;	/* see hdp_set_park_wait() */
 	char configfs[256];		/* "": find it */
 	char message[256];		/* the last failure's extended ACK */
@@ -83,6 +86,11 @@ HDP_EXPORT void hdp_free(struct hdp_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	/* From a monitor's callback: once the dispatch is done with it. */
+	if (ctx->dispatching) {
+		ctx->free_pending = true;
+		return;
+	}
 	hdp_monitor_close(ctx);
 	nl_socket_free(ctx->sk);
 	free(ctx);
@@ -775,25 +783,13 @@ HDP_EXPORT int hdp_remove(struct hdp_ctx *ctx, const char *disk)
 	return item_op(ctx, disk, false);
 }
 
-HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
+/* Make @sk, non-blocking, the monitor's socket, with a fresh buffer. */
+static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 {
-	struct nl_sock *sk;
-	int err;
-
-	if (ctx->mon)
-		return nl_socket_get_fd(ctx->mon);
-	/* The family's id tells its events from other messages. */
-	err = connect_ctx(ctx);
-	if (err)
-		return err;
 	ctx->mon_buf = malloc(HDP_MONITOR_BUF);
-	if (!ctx->mon_buf)
+	if (!ctx->mon_buf) {
+		nl_socket_free(sk);
 		return -ENOMEM;
-	err = open_listener(ctx, &sk);
-	if (err) {
-		free(ctx->mon_buf);
-		ctx->mon_buf = NULL;
-		return err;
 	}
 	ctx->mon = sk;
 	ctx->mon_off = 0;
@@ -802,8 +798,51 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 	return nl_socket_get_fd(sk);
 }
 
+HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
+{
+	struct nl_sock *sk;
+	int err;
+
+	if (ctx->close_pending || ctx->free_pending)
+		return -EBUSY;
+	if (ctx->mon)
+		return nl_socket_get_fd(ctx->mon);
+	/* The family's id tells its events from other messages. */
+	err = connect_ctx(ctx);
+	if (err)
+		return err;
+	err = open_listener(ctx, &sk);
+	if (err)
+		return err;
+	return monitor_attach(ctx, sk);
+}
+
+int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family)
+{
+	struct nl_sock *sk;
+	int err;
+
+	if (ctx->mon)
+		return -EBUSY;
+	err = open_socket(&sk);
+	if (err)
+		return err;
+	err = nl_socket_set_nonblocking(sk);
+	if (err < 0) {
+		nl_socket_free(sk);
+		return nl_errno(err);
+	}
+	ctx->family = family;
+	return monitor_attach(ctx, sk);
+}
+
 HDP_EXPORT void hdp_monitor_close(struct hdp_ctx *ctx)
 {
+	/* From its callback: once the dispatch is done with the buffer. */
+	if (ctx->dispatching) {
+		ctx->close_pending = true;
+		return;
+	}
 	nl_socket_free(ctx->mon);
 	ctx->mon = NULL;
 	free(ctx->mon_buf);
@@ -856,6 +895,12 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 	return fn(&ev, data);
 }
 
+/* The callback closed the monitor or freed the context: stop at once. */
+static bool leaving(const struct hdp_ctx *ctx)
+{
+	return ctx->close_pending || ctx->free_pending;
+}
+
 /*
  * Hand over the messages left in the buffer from the last read. Return:
  * 0 once all are, or what @fn returned to stop.
@@ -880,6 +925,8 @@ static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
 					NLMSG_ALIGN(nlh->nlmsg_len) : (size_t)rem;
 		if (err)
 			return err;
+		if (leaving(ctx))
+			return 1;
 	}
 	return 0;
 }
@@ -914,14 +961,11 @@ static void monitor_overrun(struct hdp_ctx *ctx)
 	}
 }
 
-HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
-				    void *data)
+static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 {
 	int count = 0, err;
 	ssize_t len;
 
-	if (!ctx->mon)
-		return -EBADF;
 	for (;;) {
 		err = monitor_buffered(ctx, fn, data, &count);
 		if (err)
@@ -938,6 +982,8 @@ HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
 			err = loss(0, 0, fn, data);
 			if (err)
 				return err < 0 ? err : count;
+			if (leaving(ctx))
+				return count;
 			continue;
 		}
 		if (len < 0)
@@ -945,4 +991,29 @@ HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
 		ctx->mon_off = 0;
 		ctx->mon_len = (size_t)len;
 	}
+}
+
+/*
+ * The callback may close the monitor or free the context: both wait until
+ * the dispatch is done with them, and the dispatch stops after that call.
+ */
+HDP_EXPORT int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn,
+				    void *data)
+{
+	int ret;
+
+	if (!ctx->mon || ctx->close_pending || ctx->free_pending)
+		return -EBADF;
+	if (ctx->dispatching)
+		return -EBUSY;
+	ctx->dispatching = true;
+	ret = monitor_dispatch(ctx, fn, data);
+	ctx->dispatching = false;
+	if (ctx->free_pending) {
+		hdp_free(ctx);
+	} else if (ctx->close_pending) {
+		ctx->close_pending = false;
+		hdp_monitor_close(ctx);
+	}
+	return ret;
 }

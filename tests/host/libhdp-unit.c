@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
 
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -680,6 +684,87 @@ static void test_strerror(void)
 	       "strerror-unknown-error", "'%s'", hdp_strerror(-100000));
 }
 
+/* What a monitor's callback does, and saw. */
+struct cb_state {
+	struct hdp_ctx *ctx;
+	int free_ctx;		/* hdp_free() rather than hdp_monitor_close() */
+	int calls;
+	int dispatch_err;	/* a dispatch from within the callback */
+};
+
+static int close_from_callback(const struct hdp_monitor_event *ev, void *data)
+{
+	struct cb_state *st = data;
+
+	(void)ev;
+	st->calls++;
+	st->dispatch_err = hdp_monitor_dispatch(st->ctx, close_from_callback, st);
+	if (st->free_ctx)
+		hdp_free(st->ctx);
+	else
+		hdp_monitor_close(st->ctx);
+	return 0;
+}
+
+/*
+ * Three events in one datagram to a monitor whose callback closes it (or
+ * frees the context) at the first: the dispatch must stop there without
+ * touching the buffer or the context again (ASan sees it if it does).
+ */
+static void test_close_from_callback(int free_ctx)
+{
+	const char *name = free_ctx ? "monitor-free-from-callback" :
+				      "monitor-close-from-callback";
+	struct cb_state st = { .free_ctx = free_ctx };
+	struct sockaddr_nl dst = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(dst);
+	unsigned char buf[4096];
+	size_t off = 0;
+	int fd, tx, n, i;
+
+	if (hdp_new(&st.ctx)) {
+		result(0, name, "hdp_new failed");
+		return;
+	}
+	fd = hdp_monitor_open_raw(st.ctx, FAMILY);
+	tx = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	if (fd < 0 || tx < 0 || getsockname(fd, (struct sockaddr *)&dst, &len)) {
+		result(0, name, "no netlink socket here (%d)", fd);
+		hdp_free(st.ctx);
+		if (tx >= 0)
+			close(tx);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		struct nl_msg *msg = event_msg(HDPROTECT_EVENT_CHANGED, 7 + i,
+					       HDPROTECT_REASON_REQUEST, "sdz");
+		struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+		memcpy(buf + off, nlh, nlh->nlmsg_len);
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+		nlmsg_free(msg);
+	}
+	if (sendto(tx, buf, off, 0, (struct sockaddr *)&dst, sizeof(dst)) != (ssize_t)off) {
+		result(0, name, "sendto failed");
+		close(tx);
+		hdp_free(st.ctx);
+		return;
+	}
+	close(tx);
+	n = hdp_monitor_dispatch(st.ctx, close_from_callback, &st);
+	if (free_ctx) {
+		result(n == 1 && st.calls == 1 && st.dispatch_err == -EBUSY, name,
+		       "dispatch %d, %d calls, inner dispatch %d", n, st.calls,
+		       st.dispatch_err);
+		return;
+	}
+	i = hdp_monitor_dispatch(st.ctx, close_from_callback, &st);
+	result(n == 1 && st.calls == 1 && st.dispatch_err == -EBUSY && i == -EBADF,
+	       name, "dispatch %d, %d calls, inner dispatch %d, after close %d",
+	       n, st.calls, st.dispatch_err, i);
+	hdp_free(st.ctx);
+}
+
 int main(void)
 {
 	test_disk();
@@ -701,5 +786,7 @@ int main(void)
 	test_seq();
 	test_names();
 	test_strerror();
+	test_close_from_callback(0);
+	test_close_from_callback(1);
 	return failed;
 }
