@@ -765,6 +765,12 @@ static int item_op(struct hdp_ctx *ctx, const char *disk, bool add)
 	ctx->message[0] = '\0';
 	err = check_name(disk);
 	err = err ? err : configfs_dir(ctx, dir, sizeof(dir));
+	/*
+	 * No hdprotect in configfs: the module may not be loaded yet, and
+	 * resolving its family loads it (the module's genetlink alias).
+	 */
+	if (err == -ENOSYS && add && !connect_ctx(ctx))
+		err = configfs_dir(ctx, dir, sizeof(dir));
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/%s", dir, disk);
