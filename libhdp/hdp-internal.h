@@ -50,10 +50,11 @@ bool hdp_event_answers(struct hdp_outcome *o, size_t n,
 /*
  * For the unit tests: open @ctx's monitor on a generic netlink socket that
  * joins no group and takes messages of type @family as the family's
- * events, from whoever sends them to its port. Return: the socket's file
- * descriptor, or a negative errno (-EBUSY if a monitor is open).
+ * events, sent to its port by the kernel or, if @any_sender, by anyone.
+ * Return: the socket's file descriptor, or a negative errno (-EBUSY if a
+ * monitor is open).
  */
-int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family);
+int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family, bool any_sender);
 
 /*
  * A monitor's event numbering: @seq arrived, *@next was expected (if

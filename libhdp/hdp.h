@@ -426,6 +426,18 @@ typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
 int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data);
 
 /**
+ * hdp_monitor_set_buffer() - the monitor socket's receive buffer
+ * @ctx: the context
+ * @bytes: its size, from 16 KiB (default 1 MiB, about 1500 events)
+ *
+ * Applies now if the monitor is open, else when it opens. The kernel
+ * caps the size at net.core.rmem_max unless the caller has
+ * CAP_NET_ADMIN. A full buffer loses events (HDP_EV_LOSS).
+ * Return: 0; -EINVAL for a size out of range.
+ */
+int hdp_monitor_set_buffer(struct hdp_ctx *ctx, size_t bytes);
+
+/**
  * hdp_monitor_close() - unsubscribe and close the monitor's descriptor
  * @ctx: the context
  */

@@ -34,6 +34,8 @@
 #define HDP_EXPORT	__attribute__((visibility("default")))
 /* Room for one event, or a few: each is a few hundred bytes. */
 #define HDP_MONITOR_BUF	16384
+/* The monitor's receive buffer by default: about 1500 events. */
+#define HDP_MONITOR_RCVBUF	(1 << 20)
 /* What an overrun discards at most if the socket's size is unknown. */
 #define HDP_MONITOR_DRAIN	(1 << 20)
 /* How often a list disturbed by an add or remove is read again. */
@@ -52,6 +54,8 @@ struct hdp_ctx {
 	size_t mon_off, mon_len;	/* messages of mon_buf not handed over */
 	uint64_t next_seq;		/* the event number expected next */
 	bool have_seq;
+	bool mon_any_sender;		/* unit tests: not only the kernel */
+	int mon_rcvbuf;			/* 0: HDP_MONITOR_RCVBUF */
 	bool dispatching;		/* in hdp_monitor_dispatch() */
 	bool close_pending;		/* its callback closed the monitor */
 	bool free_pending;		/* its callback freed the context */
@@ -467,6 +471,24 @@ static void park_answers(struct hdp_ctx *ctx, struct park_wait *w,
 }
 
 /*
+ * One datagram of @fd into @buf, without waiting; a datagram that another
+ * process sent (not the kernel, port 0) is dropped unless @any_sender.
+ * Return: its length, 0 for one dropped, or -1 with errno set.
+ */
+static ssize_t recv_kernel(int fd, void *buf, size_t size, bool any_sender)
+{
+	struct sockaddr_nl from;
+	socklen_t len = sizeof(from);
+	ssize_t n;
+
+	memset(&from, 0, sizeof(from));
+	n = recvfrom(fd, buf, size, MSG_DONTWAIT, (struct sockaddr *)&from, &len);
+	if (n > 0 && from.nl_pid != 0 && !any_sender)
+		return 0;
+	return n;
+}
+
+/*
  * Read the events socket @sk until every outcome is answered or the time
  * is up. Return: 0; -ENOBUFS if events were lost (an answer among them,
  * maybe); another negative errno if reading failed.
@@ -480,11 +502,13 @@ static int wait_events(struct hdp_ctx *ctx, struct nl_sock *sk,
 	int ret;
 
 	while (w->pending) {
-		len = recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		len = recv_kernel(pfd.fd, buf, sizeof(buf), false);
 		if (len > 0) {
 			park_answers(ctx, w, (struct nlmsghdr *)buf, (int)len);
 			continue;
 		}
+		if (!len)
+			continue;
 		if (len < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR)
 			return -errno;
@@ -789,6 +813,29 @@ HDP_EXPORT int hdp_remove(struct hdp_ctx *ctx, const char *disk)
 	return item_op(ctx, disk, false);
 }
 
+/*
+ * The monitor's receive buffer: SO_RCVBUFFORCE where the caller may
+ * (CAP_NET_ADMIN), else SO_RCVBUF, which the kernel caps at rmem_max.
+ */
+static void monitor_rcvbuf(struct hdp_ctx *ctx)
+{
+	int fd = nl_socket_get_fd(ctx->mon);
+	int size = ctx->mon_rcvbuf ? ctx->mon_rcvbuf : HDP_MONITOR_RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
+
+HDP_EXPORT int hdp_monitor_set_buffer(struct hdp_ctx *ctx, size_t bytes)
+{
+	if (bytes < HDP_MONITOR_BUF || bytes > (size_t)INT_MAX / 2)
+		return -EINVAL;
+	ctx->mon_rcvbuf = (int)bytes;
+	if (ctx->mon)
+		monitor_rcvbuf(ctx);
+	return 0;
+}
+
 /* Make @sk, non-blocking, the monitor's socket, with a fresh buffer. */
 static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 {
@@ -801,6 +848,7 @@ static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 	ctx->mon_off = 0;
 	ctx->mon_len = 0;
 	ctx->have_seq = false;
+	monitor_rcvbuf(ctx);
 	return nl_socket_get_fd(sk);
 }
 
@@ -823,7 +871,7 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 	return monitor_attach(ctx, sk);
 }
 
-int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family)
+int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family, bool any_sender)
 {
 	struct nl_sock *sk;
 	int err;
@@ -839,6 +887,7 @@ int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family)
 		return nl_errno(err);
 	}
 	ctx->family = family;
+	ctx->mon_any_sender = any_sender;
 	return monitor_attach(ctx, sk);
 }
 
@@ -976,9 +1025,9 @@ static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 		err = monitor_buffered(ctx, fn, data, &count);
 		if (err)
 			return err < 0 ? err : count;
-		len = recv(nl_socket_get_fd(ctx->mon), ctx->mon_buf,
-			   HDP_MONITOR_BUF, MSG_DONTWAIT);
-		if (len < 0 && errno == EINTR)
+		len = recv_kernel(nl_socket_get_fd(ctx->mon), ctx->mon_buf,
+				  HDP_MONITOR_BUF, ctx->mon_any_sender);
+		if (!len || (len < 0 && errno == EINTR))
 			continue;
 		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return count;

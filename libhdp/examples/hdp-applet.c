@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 	struct applet app = { 0 };
 	gboolean print = FALSE;
 	gdouble timeout = 0;
+	gint buffer = 0;
 	GOptionEntry entries[] = {
 		{ "count", 0, 0, G_OPTION_ARG_INT, &app.count,
 		  "Quit after N events were applied (losses included)", "N" },
@@ -210,6 +211,8 @@ int main(int argc, char **argv)
 		  "When quitting, print the view as JSON lines", NULL },
 		{ "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout,
 		  "Quit after S seconds; exit 1 if --count was not reached", "S" },
+		{ "buffer", 0, 0, G_OPTION_ARG_INT, &buffer,
+		  "The event socket's buffer in bytes (default: libhdp's)", "BYTES" },
 		G_OPTION_ENTRY_NULL
 	};
 	GOptionContext *options;
@@ -242,6 +245,11 @@ int main(int argc, char **argv)
 	app.view = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	app.loop = g_main_loop_new(NULL, FALSE);
 
+	err = buffer ? hdp_monitor_set_buffer(app.ctx, (size_t)buffer) : 0;
+	if (buffer < 0 || err) {
+		hdp_free(app.ctx);
+		return usage("--buffer takes bytes, 16384 or more");
+	}
 	fd = hdp_monitor_open(app.ctx);
 	if (fd < 0)
 		fail(&app, "cannot listen to the kernel's events", fd);

@@ -5,9 +5,10 @@
 # `hdpctl status --json`.
 #
 # The burst is 300 park/unpark pairs in `make check`, 1000 in `make soak`.
-# The applet's socket (libnl's default buffer) holds well under 100 events,
-# so 600 events overrun it six times over: enough for the bug it guards,
-# events still queued at the overrun applied over the resynced list.
+# The applet's socket is given 32 KiB (--buffer; libhdp's default is
+# 1 MiB), well under 100 events, so 600 events overrun it six times over:
+# enough for the bug it guards, events still queued at the overrun applied
+# over the resynced list.
 . ./lib.sh
 
 PAIRS=$(by_mode 300 1000)
@@ -21,7 +22,7 @@ H=/config/hdprotect/nba
 
 # start_applet: run the applet as a plain user, wait until it listens.
 start_applet() {
-	su user -c "hdp-applet --print-view --timeout 600" >/tmp/app.out 2>/tmp/app.err &
+	su user -c "hdp-applet --print-view --timeout 600 --buffer 32768" >/tmp/app.out 2>/tmp/app.err &
 	apid=$!
 	_i=0
 	while ! grep -q '^listening: ' /tmp/app.out && [ $_i -lt 100 ]; do

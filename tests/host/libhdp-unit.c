@@ -726,7 +726,7 @@ static void test_close_from_callback(int free_ctx)
 		result(0, name, "hdp_new failed");
 		return;
 	}
-	fd = hdp_monitor_open_raw(st.ctx, FAMILY);
+	fd = hdp_monitor_open_raw(st.ctx, FAMILY, true);
 	tx = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
 	if (fd < 0 || tx < 0 || getsockname(fd, (struct sockaddr *)&dst, &len)) {
 		result(0, name, "no netlink socket here (%d)", fd);
@@ -765,6 +765,95 @@ static void test_close_from_callback(int free_ctx)
 	hdp_free(st.ctx);
 }
 
+static int count_events(const struct hdp_monitor_event *ev, void *data)
+{
+	(void)ev;
+	(*(int *)data)++;
+	return 0;
+}
+
+/* Send one event to @fd's port from another socket; 0 or -1. */
+static int send_event(int fd, uint64_t seq)
+{
+	struct sockaddr_nl dst = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(dst);
+	struct nl_msg *msg;
+	int tx, ret = -1;
+
+	tx = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	if (tx < 0)
+		return -1;
+	if (!getsockname(fd, (struct sockaddr *)&dst, &len)) {
+		msg = event_msg(HDPROTECT_EVENT_CHANGED, seq, HDPROTECT_REASON_REQUEST, "sdz");
+		if (sendto(tx, nlmsg_hdr(msg), nlmsg_hdr(msg)->nlmsg_len, 0,
+			   (struct sockaddr *)&dst, sizeof(dst)) > 0)
+			ret = 0;
+		nlmsg_free(msg);
+	}
+	close(tx);
+	return ret;
+}
+
+/*
+ * The monitor takes events from the kernel only: one another process
+ * sends is dropped (the raw monitor of the other tests takes any sender).
+ */
+static void test_monitor_kernel_only(void)
+{
+	struct hdp_ctx *ctx;
+	int fd, n, calls = 0;
+
+	if (hdp_new(&ctx))
+		return;
+	fd = hdp_monitor_open_raw(ctx, FAMILY, false);
+	if (fd < 0 || send_event(fd, 5)) {
+		result(0, "monitor-takes-only-the-kernel", "no netlink socket here (%d)", fd);
+		hdp_free(ctx);
+		return;
+	}
+	n = hdp_monitor_dispatch(ctx, count_events, &calls);
+	result(n == 0 && calls == 0, "monitor-takes-only-the-kernel",
+	       "dispatch %d, %d events from a process", n, calls);
+	hdp_free(ctx);
+}
+
+/* The receive buffer: 1 MiB by default, the caller's if set, capped. */
+static void test_monitor_buffer(void)
+{
+	struct hdp_ctx *ctx;
+	int fd, got, want, rmem = 0;
+	socklen_t len = sizeof(got);
+	FILE *f = fopen("/proc/sys/net/core/rmem_max", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &rmem) != 1)
+			rmem = 0;
+		fclose(f);
+	}
+	if (hdp_new(&ctx))
+		return;
+	result(hdp_monitor_set_buffer(ctx, 100) == -EINVAL, "monitor-buffer-too-small-refused",
+	       "got %d", hdp_monitor_set_buffer(ctx, 100));
+	fd = hdp_monitor_open_raw(ctx, FAMILY, true);
+	got = 0;
+	if (fd >= 0)
+		getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len);
+	/* The kernel doubles what it is given; without CAP_NET_ADMIN it caps. */
+	want = 1 << 20;
+	if (getuid() && rmem && rmem < want)
+		want = rmem;
+	result(fd >= 0 && got >= want, "monitor-buffer-1mib-by-default", "SO_RCVBUF %d, want >= %d",
+	       got, want);
+	result(!hdp_monitor_set_buffer(ctx, 4 << 20), "monitor-buffer-set", "refused");
+	len = sizeof(got);
+	if (fd >= 0)
+		getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len);
+	want = getuid() ? want : 4 << 20;
+	result(got >= want, "monitor-buffer-set-applies-when-open", "SO_RCVBUF %d, want >= %d",
+	       got, want);
+	hdp_free(ctx);
+}
+
 int main(void)
 {
 	test_disk();
@@ -788,5 +877,7 @@ int main(void)
 	test_strerror();
 	test_close_from_callback(0);
 	test_close_from_callback(1);
+	test_monitor_kernel_only();
+	test_monitor_buffer();
 	return failed;
 }
