@@ -1,7 +1,10 @@
 # Netlink figures, N parks each:
-# - event delivery latency: the completion time in a PARKED or UNPARKED
-#   event to its receipt by a listener (CLOCK_MONOTONIC both), with 1 and
-#   with 100 listeners, parks and unparks through configfs on null_blk;
+# - event delivery latency: the time of the change in a PARKED or UNPARKED
+#   event (HDPROTECT_A_EVENT_NS) to its receipt by a listener
+#   (CLOCK_MONOTONIC both), with 1 and with 100 listeners, parks and
+#   unparks through configfs on null_blk: over every receipt, and for each
+#   event its first and its last listener; and the CPU time a listener
+#   spends per event;
 # - park-all latency: first request to last completion in the outcomes of
 #   one PARK of ahci0, ahci1, piix0 and a null_blk disk, against the same
 #   figure for one PARK of ahci0 alone.
@@ -36,6 +39,12 @@ events() { # LISTENERS
 	wait $p
 	printf 'event latency, %3d listener(s): %s\n' "$1" \
 		"$(grep '^latency_us' /tmp/lat.out | tail -n 1)"
+	printf 'event latency, %3d listener(s), first: %s\n' "$1" \
+		"$(grep '^first_latency_us' /tmp/lat.out | tail -n 1)"
+	printf 'event latency, %3d listener(s), last: %s\n' "$1" \
+		"$(grep '^last_latency_us' /tmp/lat.out | tail -n 1)"
+	printf 'event latency, %3d listener(s), cpu: %s\n' "$1" \
+		"$(grep '^listener_cpu_us' /tmp/lat.out | tail -n 1)"
 	grep '^listeners=' /tmp/lat.out
 }
 

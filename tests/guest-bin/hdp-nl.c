@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -137,6 +138,7 @@ struct listen {
 	uint64_t first_seq, last_seq;
 	int have_seq, bad;
 	struct samples lat;
+	struct samples lat_seq;	/* the event number of each sample */
 };
 
 #define NAMES(a)	a, ARRAY_SIZE(a)
@@ -184,6 +186,7 @@ static const struct field {
 	{ HDPROTECT_A_DEADLINE_NS, "deadline_ns", K_U64, NULL, 0 },
 	{ HDPROTECT_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
 	{ HDPROTECT_A_COOKIE, "cookie", K_U64, NULL, 0 },
+	{ HDPROTECT_A_EVENT_NS, "event_ns", K_U64, NULL, 0 },
 };
 #define NFIELDS		ARRAY_SIZE(fields)
 
@@ -1192,10 +1195,13 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		l->gaps++;
 	}
 	ev = tb[HDPROTECT_A_EVENT] ? nla_get_u32(tb[HDPROTECT_A_EVENT]) : 0;
-	if (l->latency && tb[HDPROTECT_A_COMPLETE_NS] &&
-	    (ev == HDPROTECT_EVENT_PARKED || ev == HDPROTECT_EVENT_UNPARKED))
+	/* From the change (the event's own time) to its receipt here. */
+	if (l->latency && tb[HDPROTECT_A_EVENT_NS] && tb[HDPROTECT_A_SEQ] &&
+	    (ev == HDPROTECT_EVENT_PARKED || ev == HDPROTECT_EVENT_UNPARKED)) {
 		samples_add(&l->lat, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec -
-			    (int64_t)nla_get_u64(tb[HDPROTECT_A_COMPLETE_NS]));
+			    (int64_t)nla_get_u64(tb[HDPROTECT_A_EVENT_NS]));
+		samples_add(&l->lat_seq, (int64_t)nla_get_u64(tb[HDPROTECT_A_SEQ]));
+	}
 	return NL_OK;
 }
 
@@ -1221,12 +1227,20 @@ static int signal_ready(struct listen *l)
 	return 0;
 }
 
-/* Write the latency samples to l->lat_file for the parent to read. */
+/*
+ * Write the latency samples to l->lat_file for the parent to read: pairs
+ * of the event's number and its latency.
+ */
 static void save_samples(const struct listen *l)
 {
 	FILE *fp = fopen(l->lat_file, "w");
+	size_t i;
+	int bad = !fp;
 
-	if (!fp || fwrite(l->lat.v, sizeof(*l->lat.v), l->lat.n, fp) != l->lat.n)
+	for (i = 0; fp && i < l->lat.n && i < l->lat_seq.n; i++)
+		bad |= fwrite(&l->lat_seq.v[i], sizeof(int64_t), 1, fp) != 1 ||
+		       fwrite(&l->lat.v[i], sizeof(int64_t), 1, fp) != 1;
+	if (bad)
 		fprintf(stderr, PROG ": %s: %s\n", l->lat_file, strerror(errno));
 	if (fp)
 		fclose(fp);
@@ -1248,6 +1262,9 @@ static int listen_run(struct listen *l)
 	ret = nl_socket_set_buffer_size(h.sk, l->stall ? 1 : 4 << 20, 0);
 	if (ret < 0)
 		fprintf(stderr, PROG ": buffer size: %s\n", nl_geterror(ret));
+	/* One recvmsg() per message into a fixed buffer, as libhdp reads. */
+	nl_socket_disable_msg_peek(h.sk);
+	nl_socket_set_msg_buf_size(h.sk, 16384);
 	ret = nl_socket_add_membership(h.sk, h.group);
 	if (ret < 0) {
 		fprintf(stderr, PROG ": join " HDPROTECT_GENL_MCGRP_EVENTS ": %s\n", nl_geterror(ret));
@@ -1290,10 +1307,11 @@ static int listen_run(struct listen *l)
 	printf("%sevents=%lu gaps=%lu first_seq=%" PRIu64 " last_seq=%" PRIu64
 	       " overruns=%lu\n", l->prefix, l->events, l->gaps, l->first_seq,
 	       l->last_seq, l->overruns);
-	if (l->latency)
-		samples_print(l->prefix, &l->lat);
+	/* Saved before printing: samples_print() sorts the latencies. */
 	if (l->latency && l->lat_file)
 		save_samples(l);
+	if (l->latency)
+		samples_print(l->prefix, &l->lat);
 	if (l->stall)	/* success: the kernel dropped events, it did not wait */
 		code = !l->overruns || l->bad;
 	else
@@ -1303,6 +1321,7 @@ out:
 		nl_cb_put(cb);
 	nl_socket_free(h.sk);
 	free(l->lat.v);
+	free(l->lat_seq.v);
 	return code;
 }
 
@@ -1370,21 +1389,66 @@ static int child_listen(const struct listen *opts, int i, int ready_fd)
 	return code;
 }
 
-/* Add the samples a child left in its file to ALL, and delete the file. */
-static void collect_samples(struct samples *all, pid_t pid)
+/*
+ * Add the samples a child left in its file to ALL, their event numbers to
+ * SEQ, and delete the file.
+ */
+static void collect_samples(struct samples *all, struct samples *seq, pid_t pid)
 {
 	char file[64];
-	int64_t v;
+	int64_t v[2];
 	FILE *fp;
 
 	snprintf(file, sizeof(file), "/tmp/hdp-nl-lat.%d", (int)pid);
 	fp = fopen(file, "r");
 	if (!fp)
 		return;
-	while (fread(&v, sizeof(v), 1, fp) == 1)
-		samples_add(all, v);
+	while (fread(v, sizeof(v), 1, fp) == 1) {
+		samples_add(seq, v[0]);
+		samples_add(all, v[1]);
+	}
 	fclose(fp);
 	unlink(file);
+}
+
+/* qsort order of (event number, latency) pairs. */
+static int cmp_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) :
+			      (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/*
+ * Print the latency of each event to its first and to its last listener
+ * ("first_", "last_" lines as samples_print()).
+ */
+static void first_last_print(const struct samples *all, const struct samples *seq)
+{
+	struct samples first = { 0 }, last = { 0 };
+	int64_t *p;
+	size_t i, n = all->n < seq->n ? all->n : seq->n;
+
+	p = malloc(2 * n * sizeof(*p) + 1);
+	if (!p)
+		return;
+	for (i = 0; i < n; i++) {
+		p[2 * i] = seq->v[i];
+		p[2 * i + 1] = all->v[i];
+	}
+	qsort(p, n, 2 * sizeof(*p), cmp_pair);
+	for (i = 0; i < n; i++) {
+		if (!i || p[2 * i] != p[2 * i - 2])
+			samples_add(&first, p[2 * i + 1]);
+		if (i == n - 1 || p[2 * i] != p[2 * i + 2])
+			samples_add(&last, p[2 * i + 1]);
+	}
+	samples_print("first_", &first);
+	samples_print("last_", &last);
+	free(first.v);
+	free(last.v);
+	free(p);
 }
 
 /* listeners N count=M [timeout=S] [ready=FILE] [latency] */
@@ -1392,7 +1456,8 @@ static int cmd_listeners(int argc, char **argv)
 {
 	struct listen l = { .timeout_s = 10, .ready_fd = -1, .prefix = "" };
 	int i, n, started, ready = 0, complete = 0, st, pfd[2];
-	struct samples all = { 0 };
+	struct samples all = { 0 }, all_seq = { 0 };
+	struct rusage ru;
 	ssize_t got;
 	uint64_t nn;
 	pid_t *pids, w;
@@ -1439,12 +1504,20 @@ static int cmd_listeners(int argc, char **argv)
 		while (w < 0 && errno == EINTR);
 		complete += w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
 		if (l.latency)
-			collect_samples(&all, pids[i]);
+			collect_samples(&all, &all_seq, pids[i]);
 	}
 	printf("listeners=%d complete=%d failed=%d\n", n, complete, n - complete);
-	if (l.latency)
+	if (l.latency) {
+		first_last_print(&all, &all_seq);
 		samples_print("", &all);
+		/* What one listener spends on one event, start-up included. */
+		if (!getrusage(RUSAGE_CHILDREN, &ru) && all.n)
+			printf("listener_cpu_us per_event=%.1f\n",
+			       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 / all.n +
+			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / (double)all.n);
+	}
 	free(all.v);
+	free(all_seq.v);
 	free(pids);
 	return complete == n && ready == n ? 0 : 1;
 }

@@ -139,6 +139,23 @@ else
 	not_ok events-park-timestamps "$bad"
 fi
 
+# Every event carries the time of its change, in the order of the changes;
+# a park's answer is told once it came.
+bad=$(awk '{
+	delete v
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	if (v["event_ns"] <= 0 || v["event_ns"] < last)
+		print "missing or out of order: " $0
+	else if (v["event"] == "parked" && v["event_ns"] < v["complete_ns"])
+		print "before its answer: " $0
+	last = v["event_ns"]
+}' /tmp/ev.got)
+if [ -z "$bad" ]; then
+	ok events-carry-their-time
+else
+	not_ok events-carry-their-time "$bad"
+fi
+
 # 8 listeners, unprivileged, and PAIRS parks and unparks through configfs;
 # a ninth listener reads nothing until the end, with the smallest buffer:
 # the kernel drops its events (it overruns) rather than wait for it, so
