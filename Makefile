@@ -61,7 +61,7 @@ build/libhdp/pic/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h
 
 build/libhdp/obj/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -c -o $@ $<
 
 $(LIB_SO): $(LIB_PIC) libhdp/libhdp.sym
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libhdp.so.1 -Wl,--version-script=libhdp/libhdp.sym \
@@ -69,9 +69,14 @@ $(LIB_SO): $(LIB_PIC) libhdp/libhdp.sym
 	ln -sf libhdp.so.$(HDP_VERSION) build/libhdp/libhdp.so.1
 	ln -sf libhdp.so.1 build/libhdp/libhdp.so
 
+# The archive holds one object, linked from the library's objects, whose
+# hidden symbols (the library's internals) are made local: a program
+# linked statically sees only the API, as with the shared library.
 build/libhdp/libhdp.a: $(LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(LD) -r -o build/libhdp/libhdp-all.o $^
+	objcopy --localize-hidden build/libhdp/libhdp-all.o
+	ar rcs $@ build/libhdp/libhdp-all.o
 
 hdpctl: build/hdpctl/hdpctl
 

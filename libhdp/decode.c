@@ -26,6 +26,25 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HDP_EXPORT	__attribute__((visibility("default")))
 
+/* The library's enums carry the kernel's values unchanged. */
+#define SAME(a, b)	_Static_assert((int)(a) == (int)(b), #a " is " #b)
+SAME(HDP_DISK_IDLE, HDPROTECT_STATE_IDLE);
+SAME(HDP_DISK_PARKED, HDPROTECT_STATE_PARKED);
+SAME(HDP_DISK_GONE, HDPROTECT_STATE_GONE);
+SAME(HDP_PARK_AUTO, HDPROTECT_METHOD_AUTO);
+SAME(HDP_PARK_UNLOAD, HDPROTECT_METHOD_UNLOAD);
+SAME(HDP_PARK_STANDBY, HDPROTECT_METHOD_STANDBY);
+SAME(HDP_EV_PARKED, HDPROTECT_EVENT_PARKED);
+SAME(HDP_EV_UNPARKED, HDPROTECT_EVENT_UNPARKED);
+SAME(HDP_EV_ADDED, HDPROTECT_EVENT_ADDED);
+SAME(HDP_EV_REMOVED, HDPROTECT_EVENT_REMOVED);
+SAME(HDP_EV_CHANGED, HDPROTECT_EVENT_CHANGED);
+SAME(HDP_CAUSE_REQUEST, HDPROTECT_REASON_REQUEST);
+SAME(HDP_CAUSE_TIMEOUT, HDPROTECT_REASON_TIMEOUT);
+SAME(HDP_CAUSE_UNLOAD_HEADS, HDPROTECT_REASON_UNLOAD_HEADS);
+SAME(HDP_CAUSE_DISABLE, HDPROTECT_REASON_DISABLE);
+SAME(HDP_CAUSE_REMOVAL, HDPROTECT_REASON_REMOVAL);
+
 static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_DISK]		= { .type = NLA_STRING },
 	[HDPROTECT_A_MAJOR]		= { .type = NLA_U32 },
@@ -367,6 +386,11 @@ HDP_EXPORT const char *hdp_strerror(int err)
 	for (i = 0; i < ARRAY_SIZE(messages); i++)
 		if (messages[i].err == -err)
 			return messages[i].text;
+#ifdef __GLIBC__
 	text = err < 0 ? strerrordesc_np(-err) : NULL;
+#else
+	/* POSIX: a known errno's text is a constant string. */
+	text = err < 0 ? strerror(-err) : NULL;
+#endif
 	return text ? text : "unknown error";
 }

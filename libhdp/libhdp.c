@@ -740,11 +740,11 @@ HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n)
 		if (err || !intr)
 			break;
 		free(lr.disks);
+		lr.disks = NULL;
 		err = -EAGAIN;
 	}
 	if (err) {
-		if (err != -EAGAIN)
-			free(lr.disks);
+		free(lr.disks);
 		return err;
 	}
 	*disks = lr.disks;
