@@ -4,10 +4,18 @@
 #   (CLOCK_MONOTONIC both), with 1 and with 100 listeners, parks and
 #   unparks through configfs on null_blk: over every receipt, and for each
 #   event its first and its last listener; and the CPU time a listener
-#   spends per event;
+#   spends per event, start-up included and from its first event on.
+#   Events come 20 ms apart, so each finds the listeners idle as a fall
+#   would; "burst" repeats 100 listeners with a park and an unpark every
+#   2 ms, more than 100 listeners can take in on two CPUs, to show what
+#   queueing adds; and as the floor, the same figures for waking as many
+#   processes each blocked on its own pipe, one write of the time to each
+#   in turn every 20 ms (hdp-nl pipes): what any wake-up of that many
+#   processes costs in this guest, netlink or not;
 # - park-all latency: first request to last completion in the outcomes of
 #   one PARK of ahci0, ahci1, piix0 and a null_blk disk, against the same
-#   figure for one PARK of ahci0 alone.
+#   figure for one PARK of ahci0 alone, of ahci0 and ahci1, and of the
+#   null_blk disk alone (whose park costs no emulated device).
 # Prints p50 and p99 in microseconds.
 N=${1:-200}
 modprobe hdprotect 2>/dev/null
@@ -23,7 +31,7 @@ wait_file() {
 	while [ ! -e "$1" ] && [ $i -lt 300 ]; do usleep 100000; i=$((i + 1)); done
 }
 
-events() { # LISTENERS
+events() { # LISTENERS GAP_US [LABEL]
 	rm -f /tmp/lat.ready
 	hdp-nl listeners "$1" count=$((2 * N)) timeout=120 ready=/tmp/lat.ready latency \
 		>/tmp/lat.out 2>&1 &
@@ -32,20 +40,33 @@ events() { # LISTENERS
 	i=0
 	while [ $i -lt "$N" ]; do
 		echo 1 >$H/park
+		[ "$2" -gt 2000 ] && usleep "$2"
 		echo 0 >$H/park
-		usleep 2000
+		usleep "$2"
 		i=$((i + 1))
 	done
 	wait $p
-	printf 'event latency, %3d listener(s): %s\n' "$1" \
+	printf 'event latency, %3d listener(s)%s: %s\n' "$1" "$3" \
 		"$(grep '^latency_us' /tmp/lat.out | tail -n 1)"
-	printf 'event latency, %3d listener(s), first: %s\n' "$1" \
+	printf 'event latency, %3d listener(s)%s, first: %s\n' "$1" "$3" \
 		"$(grep '^first_latency_us' /tmp/lat.out | tail -n 1)"
-	printf 'event latency, %3d listener(s), last: %s\n' "$1" \
+	printf 'event latency, %3d listener(s)%s, last: %s\n' "$1" "$3" \
 		"$(grep '^last_latency_us' /tmp/lat.out | tail -n 1)"
-	printf 'event latency, %3d listener(s), cpu: %s\n' "$1" \
+	printf 'event latency, %3d listener(s)%s, cpu: %s\n' "$1" "$3" \
 		"$(grep '^listener_cpu_us' /tmp/lat.out | tail -n 1)"
 	grep '^listeners=' /tmp/lat.out
+}
+
+floor() { # READERS
+	hdp-nl pipes "$1" count=$((2 * N)) gap=20000 >/tmp/lat.out 2>&1
+	for w in "" first_ last_; do
+		k=${w%_}
+		printf 'wake-up floor, %3d pipe reader(s), %s: %s\n' "$1" "${k:-all}" \
+			"$(grep "^${w}latency_us" /tmp/lat.out | tail -n 1)"
+	done
+	printf 'wake-up floor, %3d pipe reader(s), cpu: %s\n' "$1" \
+		"$(grep '^listener_cpu_us' /tmp/lat.out | tail -n 1)"
+	grep '^pipes=' /tmp/lat.out
 }
 
 # spread: from `hdp-nl park ... wait`, the last device's answer minus the
@@ -76,8 +97,11 @@ parks() { # NAME DISK|""
 }
 
 echo "netlink latency, $N parks"
-events 1
-events 100
+events 1 20000
+events 100 20000
+events 100 2000 ", burst"
+floor 1
+floor 100
 disks=
 for n in ahci0 ahci1 piix0; do
 	d=$(readlink /dev/hdp/$n)
@@ -86,7 +110,10 @@ for n in ahci0 ahci1 piix0; do
 	disks="$disks $d"
 done
 first=$(echo $disks | cut -d' ' -f1)
+two=$(echo $disks | cut -d' ' -f1-2)
 parks "park-all: one disk ($first)" "$first"
+parks "park-all: two disks ($two)" "$two"
+parks "park-all: one null_blk disk" nbl
 parks "park-all: four disks at once" ""
 for d in $disks nbl; do
 	rmdir /config/hdprotect/$d

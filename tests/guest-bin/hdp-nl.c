@@ -34,6 +34,12 @@
  *                                  with the smallest buffer; success if
  *                                  the kernel dropped events (overrun)
  *   hdp-nl listeners N count=M [timeout=S] [ready=FILE] [latency]
+ *   hdp-nl pipes N count=M [gap=US]   the floor of listeners' latency:
+ *                                  N processes each blocked reading its
+ *                                  own pipe, and every GAP us (default
+ *                                  20000) one write of the time to each
+ *                                  pipe in turn; prints what listeners
+ *                                  latency prints, for that time
  *   hdp-nl fuzz seed=S count=N [disk=NAME]...   ends with "fuzz model
  *                                  disk=D k=v..." per disk (what the
  *                                  accepted SETs set last, which the
@@ -90,6 +96,7 @@ static const char usage_text[] =
 	"  listen [count=N] [timeout=S] [ready=FILE] [check-seq] [quiet] [latency]\n"
 	"         [stall=FILE]\n"
 	"  listeners N count=M [timeout=S] [ready=FILE] [latency]\n"
+	"  pipes N count=M [gap=US]\n"
 	"  fuzz seed=S count=N [disk=NAME]...\n"
 	"  batch                     requests from standard input, one per line\n";
 
@@ -139,7 +146,18 @@ struct listen {
 	int have_seq, bad;
 	struct samples lat;
 	struct samples lat_seq;	/* the event number of each sample */
+	int64_t cpu0_ns;	/* own CPU time when the first event came */
 };
+
+/* This process's CPU time (user and system) in nanoseconds. */
+static int64_t own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 #define NAMES(a)	a, ARRAY_SIZE(a)
 static const char *const state_names[] = { "idle", "parked", "gone" };
@@ -1176,7 +1194,8 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	}
 	if (gnlh->cmd != HDPROTECT_CMD_EVENT)
 		return NL_OK;
-	l->events++;
+	if (!l->events++)
+		l->cpu0_ns = own_cpu_ns();
 	if (!l->quiet)
 		print_disk("", tb);
 	if (tb[HDPROTECT_A_SEQ]) {
@@ -1229,17 +1248,22 @@ static int signal_ready(struct listen *l)
 
 /*
  * Write the latency samples to l->lat_file for the parent to read: pairs
- * of the event's number and its latency.
+ * of the event's number and its latency, then the pair (-1, CPU time
+ * spent from the first event on) and (-2, events after the first).
  */
 static void save_samples(const struct listen *l)
 {
 	FILE *fp = fopen(l->lat_file, "w");
+	int64_t tail[4] = { -1, own_cpu_ns() - l->cpu0_ns, -2,
+			    l->events ? (int64_t)l->events - 1 : 0 };
 	size_t i;
 	int bad = !fp;
 
 	for (i = 0; fp && i < l->lat.n && i < l->lat_seq.n; i++)
 		bad |= fwrite(&l->lat_seq.v[i], sizeof(int64_t), 1, fp) != 1 ||
 		       fwrite(&l->lat.v[i], sizeof(int64_t), 1, fp) != 1;
+	if (fp)
+		bad |= fwrite(tail, sizeof(tail), 1, fp) != 1;
 	if (bad)
 		fprintf(stderr, PROG ": %s: %s\n", l->lat_file, strerror(errno));
 	if (fp)
@@ -1391,9 +1415,11 @@ static int child_listen(const struct listen *opts, int i, int ready_fd)
 
 /*
  * Add the samples a child left in its file to ALL, their event numbers to
- * SEQ, and delete the file.
+ * SEQ, its CPU time after its first event to *CPU_NS and the events it
+ * counts to *CPU_EVENTS, and delete the file.
  */
-static void collect_samples(struct samples *all, struct samples *seq, pid_t pid)
+static void collect_samples(struct samples *all, struct samples *seq, pid_t pid,
+			    int64_t *cpu_ns, int64_t *cpu_events)
 {
 	char file[64];
 	int64_t v[2];
@@ -1404,8 +1430,14 @@ static void collect_samples(struct samples *all, struct samples *seq, pid_t pid)
 	if (!fp)
 		return;
 	while (fread(v, sizeof(v), 1, fp) == 1) {
-		samples_add(seq, v[0]);
-		samples_add(all, v[1]);
+		if (v[0] == -1) {
+			*cpu_ns += v[1];
+		} else if (v[0] == -2) {
+			*cpu_events += v[1];
+		} else {
+			samples_add(seq, v[0]);
+			samples_add(all, v[1]);
+		}
 	}
 	fclose(fp);
 	unlink(file);
@@ -1457,6 +1489,7 @@ static int cmd_listeners(int argc, char **argv)
 	struct listen l = { .timeout_s = 10, .ready_fd = -1, .prefix = "" };
 	int i, n, started, ready = 0, complete = 0, st, pfd[2];
 	struct samples all = { 0 }, all_seq = { 0 };
+	int64_t cpu_ns = 0, cpu_events = 0;
 	struct rusage ru;
 	ssize_t got;
 	uint64_t nn;
@@ -1504,22 +1537,145 @@ static int cmd_listeners(int argc, char **argv)
 		while (w < 0 && errno == EINTR);
 		complete += w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
 		if (l.latency)
-			collect_samples(&all, &all_seq, pids[i]);
+			collect_samples(&all, &all_seq, pids[i], &cpu_ns, &cpu_events);
 	}
 	printf("listeners=%d complete=%d failed=%d\n", n, complete, n - complete);
 	if (l.latency) {
 		first_last_print(&all, &all_seq);
 		samples_print("", &all);
-		/* What one listener spends on one event, start-up included. */
+		/*
+		 * What one listener spends on one event: start-up included,
+		 * and from its first event on (steady).
+		 */
 		if (!getrusage(RUSAGE_CHILDREN, &ru) && all.n)
-			printf("listener_cpu_us per_event=%.1f\n",
+			printf("listener_cpu_us per_event=%.1f steady=%.1f\n",
 			       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 / all.n +
-			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / (double)all.n);
+			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / (double)all.n,
+			       cpu_events ? cpu_ns / 1e3 / cpu_events : 0.0);
 	}
 	free(all.v);
 	free(all_seq.v);
 	free(pids);
 	return complete == n && ready == n ? 0 : 1;
+}
+
+/*
+ * Child of pipes: read COUNT (number, time) pairs from FD, each a sample
+ * of its latency, and leave them for collect_samples().
+ */
+static int child_pipe(int fd, long count)
+{
+	struct listen l = { .count = count };
+	char file[64];
+	int64_t m[2];
+	struct timespec ts;
+	ssize_t got;
+
+	snprintf(file, sizeof(file), "/tmp/hdp-nl-lat.%d", (int)getpid());
+	l.lat_file = file;
+	while ((long)l.events < count) {
+		got = read(fd, m, sizeof(m));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != sizeof(m))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!l.events++)
+			l.cpu0_ns = own_cpu_ns();
+		samples_add(&l.lat, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - m[1]);
+		samples_add(&l.lat_seq, m[0]);
+	}
+	save_samples(&l);
+	free(l.lat.v);
+	free(l.lat_seq.v);
+	return (long)l.events == count ? 0 : 1;
+}
+
+/* pipes N count=M [gap=US] */
+static int cmd_pipes(int argc, char **argv)
+{
+	struct samples all = { 0 }, all_seq = { 0 };
+	int64_t cpu_ns = 0, cpu_events = 0, m[2];
+	int i, n, started, complete = 0, st, (*fds)[2];
+	uint64_t nn, count = 0, gap = 20000;
+	struct timespec ts;
+	pid_t *pids, w;
+	const char *v;
+	long e;
+
+	if (argc < 2 || parse_num(argv[1], 16, &nn) || nn < 1 || nn > 4096)
+		return usage();
+	for (i = 2; i < argc; i++) {
+		if ((v = opt(argv[i], "count"))) {
+			if (parse_num(v, 31, &count))
+				return usage();
+		} else if ((v = opt(argv[i], "gap"))) {
+			if (parse_num(v, 31, &gap))
+				return usage();
+		} else {
+			return usage();
+		}
+	}
+	if (!count)
+		return usage();
+	n = nn;
+	pids = calloc(n, sizeof(*pids));
+	fds = calloc(n, sizeof(*fds));
+	if (!pids || !fds) {
+		fprintf(stderr, PROG ": %s\n", strerror(errno));
+		free(pids);
+		free(fds);
+		return 1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (started = 0; started < n; started++) {
+		if (pipe(fds[started]) < 0) {
+			fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+			break;
+		}
+		pids[started] = fork();
+		if (pids[started] < 0) {
+			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+			close(fds[started][0]);
+			close(fds[started][1]);
+			break;
+		}
+		if (!pids[started]) {
+			for (i = 0; i <= started; i++)
+				close(fds[i][1]);
+			_exit(child_pipe(fds[started][0], count));
+		}
+		close(fds[started][0]);
+	}
+	for (e = 0; started == n && e < (long)count; e++) {
+		usleep(gap);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		m[0] = e;
+		m[1] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		for (i = 0; i < n; i++)
+			if (write(fds[i][1], m, sizeof(m)) != sizeof(m))
+				fprintf(stderr, PROG ": pipe %d: %s\n", i, strerror(errno));
+	}
+	for (i = 0; i < started; i++)
+		close(fds[i][1]);
+	for (i = 0; i < started; i++) {
+		do
+			w = waitpid(pids[i], &st, 0);
+		while (w < 0 && errno == EINTR);
+		complete += w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
+		collect_samples(&all, &all_seq, pids[i], &cpu_ns, &cpu_events);
+	}
+	printf("pipes=%d complete=%d failed=%d\n", n, complete, n - complete);
+	first_last_print(&all, &all_seq);
+	samples_print("", &all);
+	printf("listener_cpu_us steady=%.1f\n",
+	       cpu_events ? cpu_ns / 1e3 / cpu_events : 0.0);
+	free(all.v);
+	free(all_seq.v);
+	free(pids);
+	free(fds);
+	return complete == n ? 0 : 1;
 }
 
 /* What the accepted SET requests made of one disk's settings. */
@@ -1889,7 +2045,8 @@ static const struct {
 } commands[] = {
 	{ "get", cmd_get }, { "dump", cmd_dump }, { "unpark", cmd_unpark },
 	{ "set", cmd_set }, { "park", cmd_park }, { "raw", cmd_raw },
-	{ "listen", cmd_listen }, { "listeners", cmd_listeners }, { "fuzz", cmd_fuzz },
+	{ "listen", cmd_listen }, { "listeners", cmd_listeners },
+	{ "pipes", cmd_pipes }, { "fuzz", cmd_fuzz },
 	{ "batch", cmd_batch },
 };
 
