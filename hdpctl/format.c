@@ -250,7 +250,7 @@ void hdpctl_print_outcome(FILE *f, const struct hdp_outcome *o, bool json)
 /* An event as one line of text: "[seq N] DISK: EVENT (CAUSE)..." */
 void hdpctl_print_event_text(FILE *f, const struct hdp_monitor_event *ev)
 {
-	const struct hdp_disk *d = &ev->disk;
+	const struct hdp_disk *d = ev->disk;
 
 	if (ev->type == HDP_EV_LOSS) {
 		if (ev->lost)
@@ -300,6 +300,6 @@ void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev)
 		fprintf(f, ",\"park_ms\":%u,\"renewed\":%s", ev->park_ms,
 			json_bool(ev->renewed));
 	putc(',', f);
-	print_disk_json_keys(f, &ev->disk);
+	print_disk_json_keys(f, ev->disk);
 	fputs("}\n", f);
 }

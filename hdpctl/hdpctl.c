@@ -237,26 +237,25 @@ static int parse_args(struct invocation *inv, int argc, char **argv)
 
 static int status_all(struct invocation *inv, bool json)
 {
-	struct hdp_disk *disks = NULL;
-	size_t i, n = 0;
+	struct hdp_disk **disks;
+	size_t i;
 	int err;
 
-	err = hdp_list(inv->ctx, &disks, &n);
+	err = hdp_list(inv->ctx, &disks, NULL);
 	if (err) {
 		report(inv->ctx, inv->cmd->name, err);
-		free(disks);
 		return EXIT_FAILURE;
 	}
-	for (i = 0; i < n; i++)
-		hdpctl_print_disk(stdout, &disks[i], json);
-	free(disks);
+	for (i = 0; disks[i]; i++)
+		hdpctl_print_disk(stdout, disks[i], json);
+	hdp_disks_free(disks);
 	return EXIT_SUCCESS;
 }
 
 static int cmd_status(struct invocation *inv)
 {
 	bool json = inv->given & OPT(OPT_JSON);
-	struct hdp_disk d;
+	struct hdp_disk *d;
 	int i, err, rc = EXIT_SUCCESS;
 
 	if (!inv->argc)
@@ -268,7 +267,8 @@ static int cmd_status(struct invocation *inv)
 			rc = EXIT_FAILURE;
 			continue;
 		}
-		hdpctl_print_disk(stdout, &d, json);
+		hdpctl_print_disk(stdout, d, json);
+		hdp_disk_free(d);
 	}
 	return rc;
 }
@@ -355,25 +355,25 @@ static int cmd_set(struct invocation *inv)
  */
 static int cmd_park(struct invocation *inv)
 {
-	struct hdp_outcome *out = NULL;
-	size_t i, n = 0;
+	struct hdp_outcome **out;
+	size_t i;
 	int err, rc = EXIT_SUCCESS;
 
 	err = hdp_park_disks(inv->ctx, (const char *const *)inv->argv,
-			     (size_t)inv->argc, inv->for_ms, &out, &n);
+			     (size_t)inv->argc, inv->for_ms, &out, NULL);
 	if (err) {
 		report(inv->ctx, inv->argc == 1 ? inv->argv[0] : inv->cmd->name,
 		       err);
 		return EXIT_FAILURE;
 	}
-	for (i = 0; i < n; i++) {
-		hdpctl_print_outcome(stdout, &out[i],
+	for (i = 0; out[i]; i++) {
+		hdpctl_print_outcome(stdout, out[i],
 				     inv->given & OPT(OPT_JSON));
 		/* I/O is held, but the heads may be over the platters */
-		if (out[i].result)
+		if (out[i]->result)
 			rc = EXIT_FAILURE;
 	}
-	free(out);
+	hdp_outcomes_free(out);
 	return rc;
 }
 

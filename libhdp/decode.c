@@ -70,6 +70,7 @@ static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_RENEWED]		= { .type = NLA_FLAG },
 	[HDPROTECT_A_OUTCOME]		= { .type = NLA_NESTED },
 	[HDPROTECT_A_COOKIE]		= { .type = NLA_U64 },
+	[HDPROTECT_A_EVENT_NS]		= { .type = NLA_U64 },
 };
 
 static unsigned int get_u32(struct nlattr **tb, int type)
@@ -139,23 +140,26 @@ int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d)
 	return decode_disk_attrs(tb, d);
 }
 
-int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev)
+int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_event_buf *eb)
 {
+	struct hdp_monitor_event *ev = &eb->ev;
 	struct nlattr *tb[HDPROTECT_A_MAX + 1];
 	unsigned int type;
 
-	memset(ev, 0, sizeof(*ev));
+	memset(eb, 0, sizeof(*eb));
+	ev->disk = &eb->disk;
 	if (parse(nlh, tb) || !tb[HDPROTECT_A_EVENT] || !tb[HDPROTECT_A_SEQ])
 		return -EBADMSG;
 	ev->seq = nla_get_u64(tb[HDPROTECT_A_SEQ]);
 	type = nla_get_u32(tb[HDPROTECT_A_EVENT]);
 	if (type < HDP_EV_PARKED || type > HDP_EV_CHANGED)
 		return 1;
-	if (decode_disk_attrs(tb, &ev->disk))
+	if (decode_disk_attrs(tb, &eb->disk))
 		return -EBADMSG;
 	ev->type = (enum hdp_event_type)type;
 	ev->cause = (enum hdp_cause)get_u32(tb, HDPROTECT_A_REASON);
-	ev->result = ev->disk.last_result;
+	ev->result = eb->disk.last_result;
+	ev->time_ns = get_u64(tb, HDPROTECT_A_EVENT_NS);
 	if (ev->type == HDP_EV_PARKED) {
 		ev->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
 		ev->renewed = nla_get_flag(tb[HDPROTECT_A_RENEWED]);
@@ -221,6 +225,27 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 	return 0;
 }
 
+void *hdp_ptr_array(const void *v, size_t n, size_t size)
+{
+	void **p;
+	char *objs;
+	size_t i;
+
+	if (n > (SIZE_MAX - sizeof(*p)) / (sizeof(*p) + size))
+		return NULL;
+	/* (n + 1) pointers keep the objects after them aligned for u64. */
+	p = malloc((n + 1) * sizeof(*p) + n * size);
+	if (!p)
+		return NULL;
+	objs = (char *)(p + n + 1);
+	if (n)
+		memcpy(objs, v, n * size);
+	for (i = 0; i < n; i++)
+		p[i] = objs + i * size;
+	p[n] = NULL;
+	return p;
+}
+
 bool hdp_outcome_answer(struct hdp_outcome *o, size_t n,
 			const struct hdp_disk *d)
 {
@@ -244,7 +269,7 @@ bool hdp_event_answers(struct hdp_outcome *o, size_t n,
 		       const struct hdp_monitor_event *ev)
 {
 	return ev->type == HDP_EV_PARKED && !ev->renewed &&
-	       hdp_outcome_answer(o, n, &ev->disk);
+	       hdp_outcome_answer(o, n, ev->disk);
 }
 
 uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,

@@ -17,12 +17,26 @@
  */
 int hdp_decode_disk(const struct nlmsghdr *nlh, struct hdp_disk *d);
 
+/* An event and the disk it points at. */
+struct hdp_event_buf {
+	struct hdp_monitor_event ev;
+	struct hdp_disk disk;
+};
+
 /*
- * Decode an HDPROTECT_CMD_EVENT message into @ev. Return: 0; 1 for an event of
- * a type this library does not know (from a newer kernel: skip it, but
- * count its sequence number, which @ev->seq holds); -EBADMSG.
+ * Decode an HDPROTECT_CMD_EVENT message into @eb (@eb->ev.disk points at
+ * @eb->disk). Return: 0; 1 for an event of a type this library does not
+ * know (from a newer kernel: skip it, but count its sequence number,
+ * which @eb->ev.seq holds); -EBADMSG.
  */
-int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_monitor_event *ev);
+int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_event_buf *eb);
+
+/*
+ * An array of pointers to the @n objects of @size bytes at @v, NULL after
+ * the last, with copies of the objects in the same block, which free()
+ * releases. Return: the array, or NULL if out of memory.
+ */
+void *hdp_ptr_array(const void *v, size_t n, size_t size);
 
 /*
  * Decode a PARK reply: one outcome per HDPROTECT_A_OUTCOME, in an array for

@@ -20,6 +20,15 @@
  * (a reply the library cannot read) or -EIO (the socket failed).
  *
  * Times are CLOCK_MONOTONIC nanoseconds, as clock_gettime() gives them.
+ *
+ * The structures below (struct hdp_disk, struct hdp_monitor_event,
+ * struct hdp_outcome) are made by the library only, and a later version
+ * of LIBHDP_1 may add members at their end: read them through the
+ * pointers the library gives, and never allocate one, take its size or
+ * step through an array of them; a list is an array of pointers, NULL
+ * after the last. Free what the library allocated with the free function
+ * it names. Copying one by value is safe: the copy holds the members the
+ * caller was built with.
  */
 #ifndef HDP_H
 #define HDP_H
@@ -95,6 +104,9 @@ enum hdp_cause {
  * @deadline_ns: end of the park, 0 if not parked
  * @cookie: the cookie of the current or last park (see hdp_park_disks()),
  *	0 before the first
+ *
+ * Made by hdp_status() and hdp_list(), and for each event (valid during
+ * the callback only); a later version may add members at the end.
  */
 struct hdp_disk {
 	char name[HDP_NAME_MAX + 1];
@@ -130,8 +142,13 @@ struct hdp_disk {
  * @park_ms: for HDP_EV_PARKED, the park's length
  * @renewed: for HDP_EV_PARKED, the park only moved the deadline of a
  *	parked disk
- * @disk: the disk's state right after the change (not for HDP_EV_LOSS);
- *	for HDP_EV_PARKED, its cookie is that of the park the event tells of
+ * @disk: the disk's state right after the change, never NULL (for
+ *	HDP_EV_LOSS, a disk with an empty name and every member 0); for
+ *	HDP_EV_PARKED, its cookie is that of the park the event tells of
+ * @time_ns: when the change happened (for HDP_EV_LOSS, 0)
+ *
+ * Made by the library for a callback, and valid during the call only; a
+ * later version may add members at the end.
  */
 struct hdp_monitor_event {
 	enum hdp_event_type type;
@@ -141,7 +158,8 @@ struct hdp_monitor_event {
 	int result;
 	unsigned int park_ms;
 	bool renewed;
-	struct hdp_disk disk;
+	const struct hdp_disk *disk;
+	uint64_t time_ns;
 };
 
 /**
@@ -161,6 +179,9 @@ struct hdp_monitor_event {
  * @cookie: names the park the disk is in: the request's, or for a
  *	renewal that of the request that started the park
  * @renewed: the disk was parked already: the park only moved its deadline
+ *
+ * Made by hdp_park_disks() and hdp_park(); a later version may add
+ * members at the end.
  */
 struct hdp_outcome {
 	char name[HDP_NAME_MAX + 1];
@@ -265,9 +286,10 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
  * @ndisks: how many; 0 for every enabled disk
  * @ms: the park's length, 1..HDP_TIMEOUT_MAX_MS, or 0 for each disk's
  *	own timeout; a parked disk's deadline moves to now plus the length
- * @outcomes: if not NULL, where to store an array of one outcome per
- *	disk parked, to be given back to free(); NULL on failure
- * @n: if not NULL, where to store its length
+ * @outcomes: if not NULL, where to store a list of one outcome per disk
+ *	parked (an array of pointers, NULL after the last), to be given
+ *	back to hdp_outcomes_free(); NULL on failure
+ * @n: if not NULL, where to store how many outcomes it holds
  *
  * One request parks all the disks in parallel, not one after the other.
  * The kernel answers as soon as every disk's I/O is held and its park
@@ -295,7 +317,7 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
  */
 int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 		   size_t ndisks, unsigned int ms,
-		   struct hdp_outcome **outcomes, size_t *n);
+		   struct hdp_outcome ***outcomes, size_t *n);
 
 /**
  * hdp_park() - park one disk, or every enabled disk at once
@@ -310,7 +332,13 @@ int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
  * Return: as hdp_park_disks().
  */
 int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
-	     struct hdp_outcome **outcomes, size_t *n);
+	     struct hdp_outcome ***outcomes, size_t *n);
+
+/**
+ * hdp_outcomes_free() - free the outcomes of a park
+ * @outcomes: the list hdp_park_disks() or hdp_park() made, or NULL
+ */
+void hdp_outcomes_free(struct hdp_outcome **outcomes);
 
 /**
  * hdp_set_park_wait() - how long a park waits for the devices' answers
@@ -341,19 +369,28 @@ int hdp_unpark(struct hdp_ctx *ctx, const char *disk);
  * hdp_status() - the state of one disk
  * @ctx: the context
  * @disk: the disk
- * @out: where to store it
+ * @out: where to store the state, to be given back to hdp_disk_free();
+ *	NULL on failure
  *
  * Any user may ask.
- * Return: 0; -ENOENT if the disk is not under protection;
+ * Return: 0; -ENOENT if the disk is not under protection; -ENOMEM;
  * -EPROTONOSUPPORT if the kernel has no hdprotect family.
  */
-int hdp_status(struct hdp_ctx *ctx, const char *disk, struct hdp_disk *out);
+int hdp_status(struct hdp_ctx *ctx, const char *disk, struct hdp_disk **out);
+
+/**
+ * hdp_disk_free() - free a disk's state that hdp_status() made
+ * @disk: the state, or NULL
+ */
+void hdp_disk_free(struct hdp_disk *disk);
 
 /**
  * hdp_list() - the state of every disk under protection
  * @ctx: the context
- * @disks: where to store an array, to be given back to free()
- * @n: where to store its length (0 with a NULL array: no disk)
+ * @disks: where to store the list (an array of pointers, NULL after the
+ *	last; just the NULL if no disk is under protection), to be given
+ *	back to hdp_disks_free(); NULL on failure
+ * @n: if not NULL, where to store how many disks it holds
  *
  * A list that a concurrent add or remove disturbed is read again. A disk
  * that went away stays listed, in state HDP_DISK_GONE, until it is
@@ -361,7 +398,13 @@ int hdp_status(struct hdp_ctx *ctx, const char *disk, struct hdp_disk *out);
  * Return: 0, -ENOMEM, -EPROTONOSUPPORT, -EAGAIN if the list kept
  * changing.
  */
-int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n);
+int hdp_list(struct hdp_ctx *ctx, struct hdp_disk ***disks, size_t *n);
+
+/**
+ * hdp_disks_free() - free the list hdp_list() made
+ * @disks: the list, or NULL
+ */
+void hdp_disks_free(struct hdp_disk **disks);
 
 /**
  * hdp_monitor_open() - subscribe to the kernel's events

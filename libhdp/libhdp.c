@@ -461,11 +461,11 @@ static bool is_event(const struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
 static void park_answers(struct hdp_ctx *ctx, struct park_wait *w,
 			 struct nlmsghdr *nlh, int len)
 {
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 
 	for (; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
-		if (is_event(ctx, nlh) && !hdp_decode_event(nlh, &ev) &&
-		    hdp_event_answers(w->o, w->n, &ev))
+		if (is_event(ctx, nlh) && !hdp_decode_event(nlh, &eb) &&
+		    hdp_event_answers(w->o, w->n, &eb.ev))
 			w->pending--;
 	}
 }
@@ -521,6 +521,9 @@ static int wait_events(struct hdp_ctx *ctx, struct nl_sock *sk,
 	return 0;
 }
 
+static int get_status(struct hdp_ctx *ctx, const char *disk,
+		      struct hdp_disk *out);
+
 /*
  * Without events: read the state of each disk still waiting, every
  * HDP_STATUS_POLL_MS, until every outcome is answered or the time is up.
@@ -534,7 +537,7 @@ static void wait_status(struct hdp_ctx *ctx, struct park_wait *w)
 	for (;;) {
 		for (i = 0; i < w->n && w->pending; i++) {
 			if (w->o[i].result == -EINPROGRESS &&
-			    !hdp_status(ctx, w->o[i].name, &d) &&
+			    !get_status(ctx, w->o[i].name, &d) &&
 			    hdp_outcome_answer(w->o, w->n, &d))
 				w->pending--;
 		}
@@ -607,7 +610,7 @@ static void name_refused_disk(struct hdp_ctx *ctx, struct nl_msg *msg)
 
 HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 			      size_t ndisks, unsigned int ms,
-			      struct hdp_outcome **outcomes, size_t *n)
+			      struct hdp_outcome ***outcomes, size_t *n)
 {
 	struct nl_sock *events = NULL;
 	struct park_reply pr = { 0 };
@@ -645,21 +648,28 @@ HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 	if (!err && ctx->park_wait_ms)
 		park_wait(ctx, events, &pr);
 	nl_socket_free(events);
-	if (err || !outcomes) {
-		free(pr.outcomes);
-		return err;
+	if (!err && outcomes) {
+		/* The disks parked all the same, without outcomes. */
+		*outcomes = hdp_ptr_array(pr.outcomes, pr.n, sizeof(*pr.outcomes));
+		if (!*outcomes)
+			err = -ENOMEM;
+		else if (n)
+			*n = pr.n;
 	}
-	*outcomes = pr.outcomes;
-	if (n)
-		*n = pr.n;
-	return 0;
+	free(pr.outcomes);
+	return err;
 }
 
 HDP_EXPORT int hdp_park(struct hdp_ctx *ctx, const char *disk, unsigned int ms,
-			struct hdp_outcome **outcomes, size_t *n)
+			struct hdp_outcome ***outcomes, size_t *n)
 {
 	return hdp_park_disks(ctx, disk ? &disk : NULL, disk ? 1 : 0, ms,
 			      outcomes, n);
+}
+
+HDP_EXPORT void hdp_outcomes_free(struct hdp_outcome **outcomes)
+{
+	free(outcomes);
 }
 
 HDP_EXPORT int hdp_set_park_wait(struct hdp_ctx *ctx, unsigned int ms)
@@ -684,8 +694,9 @@ static int status_reply(const struct nlmsghdr *nlh, void *arg)
 	return hdp_decode_disk(nlh, arg);
 }
 
-HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
-			  struct hdp_disk *out)
+/* The state of @disk into @out, which the caller owns. */
+static int get_status(struct hdp_ctx *ctx, const char *disk,
+		      struct hdp_disk *out)
 {
 	struct nl_msg *msg;
 	int err;
@@ -700,6 +711,29 @@ HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
 	if (!err && !out->name[0])
 		err = -EBADMSG;
 	return err;
+}
+
+HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
+			  struct hdp_disk **out)
+{
+	struct hdp_disk *d = malloc(sizeof(*d));
+	int err;
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	err = get_status(ctx, disk, d);
+	if (err) {
+		free(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+HDP_EXPORT void hdp_disk_free(struct hdp_disk *disk)
+{
+	free(disk);
 }
 
 /* The disks of a dump, in a growing array. */
@@ -723,14 +757,15 @@ static int list_reply(const struct nlmsghdr *nlh, void *arg)
 	return hdp_decode_disk(nlh, &lr->disks[lr->n++]);
 }
 
-HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n)
+HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk ***disks, size_t *n)
 {
 	struct list_reply lr;
 	struct nl_msg *msg;
 	int err, intr = 0, tries;
 
 	*disks = NULL;
-	*n = 0;
+	if (n)
+		*n = 0;
 	for (tries = 0; tries < HDP_LIST_TRIES; tries++) {
 		memset(&lr, 0, sizeof(lr));
 		err = prepare(ctx, HDPROTECT_CMD_GET, NLM_F_DUMP, NULL, &msg);
@@ -743,13 +778,20 @@ HDP_EXPORT int hdp_list(struct hdp_ctx *ctx, struct hdp_disk **disks, size_t *n)
 		lr.disks = NULL;
 		err = -EAGAIN;
 	}
-	if (err) {
-		free(lr.disks);
-		return err;
+	if (!err) {
+		*disks = hdp_ptr_array(lr.disks, lr.n, sizeof(*lr.disks));
+		if (!*disks)
+			err = -ENOMEM;
+		else if (n)
+			*n = lr.n;
 	}
-	*disks = lr.disks;
-	*n = lr.n;
-	return 0;
+	free(lr.disks);
+	return err;
+}
+
+HDP_EXPORT void hdp_disks_free(struct hdp_disk **disks)
+{
+	free(disks);
 }
 
 /* The hdprotect directory in configfs, or -ENOSYS. */
@@ -907,11 +949,12 @@ HDP_EXPORT void hdp_monitor_close(struct hdp_ctx *ctx)
 /* Hand over a loss: @lost events from @first (0, 0: an overrun). */
 static int loss(uint64_t first, uint64_t lost, hdp_event_fn fn, void *data)
 {
-	struct hdp_monitor_event ev = {
-		.type = HDP_EV_LOSS, .seq = first, .lost = lost,
+	struct hdp_event_buf eb = {
+		.ev = { .type = HDP_EV_LOSS, .seq = first, .lost = lost },
 	};
 
-	return fn(&ev, data);
+	eb.ev.disk = &eb.disk;
+	return fn(&eb.ev, data);
 }
 
 /*
@@ -925,17 +968,17 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 			   hdp_event_fn fn, void *data, int *count,
 			   bool *consumed)
 {
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	uint64_t lost, first;
 	int kind, err;
 
 	*consumed = true;
 	if (!is_event(ctx, nlh))
 		return 0;
-	kind = hdp_decode_event(nlh, &ev);
+	kind = hdp_decode_event(nlh, &eb);
 	if (kind < 0)
 		return 0;	/* malformed: nothing a caller could use */
-	lost = hdp_seq_advance(&ctx->next_seq, &ctx->have_seq, ev.seq, &first);
+	lost = hdp_seq_advance(&ctx->next_seq, &ctx->have_seq, eb.ev.seq, &first);
 	if (lost) {
 		(*count)++;
 		err = loss(first, lost, fn, data);
@@ -947,7 +990,7 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 	if (kind == 1)		/* an event type of a newer kernel */
 		return 0;
 	(*count)++;
-	return fn(&ev, data);
+	return fn(&eb.ev, data);
 }
 
 /* The callback closed the monitor or freed the context: stop at once. */

@@ -55,6 +55,7 @@ static void fail(struct applet *app, const char *what, int err)
 	g_main_loop_quit(app->loop);
 }
 
+/* A copy of the members this program knows (see hdp.h), by name. */
 static void put_disk(GHashTable *view, const struct hdp_disk *disk)
 {
 	g_hash_table_replace(view, g_strdup(disk->name),
@@ -68,18 +69,18 @@ static void put_disk(GHashTable *view, const struct hdp_disk *disk)
  */
 static int fill_view(struct applet *app)
 {
-	struct hdp_disk *disks;
-	size_t i, n;
+	struct hdp_disk **disks;
+	size_t i;
 	int err;
 
-	err = hdp_list(app->ctx, &disks, &n);
+	err = hdp_list(app->ctx, &disks, NULL);
 	if (err)
 		return err;
 	g_hash_table_remove_all(app->view);
-	for (i = 0; i < n; i++)
-		if (disks[i].state != HDP_DISK_GONE)
-			put_disk(app->view, &disks[i]);
-	free(disks);
+	for (i = 0; disks[i]; i++)
+		if (disks[i]->state != HDP_DISK_GONE)
+			put_disk(app->view, disks[i]);
+	hdp_disks_free(disks);
 	return 0;
 }
 
@@ -87,7 +88,7 @@ static int fill_view(struct applet *app)
 static int apply_event(const struct hdp_monitor_event *ev, void *data)
 {
 	struct applet *app = data;
-	const char *name = ev->disk.name;
+	const char *name = ev->disk->name;
 	int err;
 
 	switch (ev->type) {
@@ -118,8 +119,8 @@ static int apply_event(const struct hdp_monitor_event *ev, void *data)
 		if (ev->type != HDP_EV_ADDED &&
 		    !g_hash_table_contains(app->view, name))
 			return 0;
-		put_disk(app->view, &ev->disk);
-		printf("view: %s %s\n", name, hdp_state_name(ev->disk.state));
+		put_disk(app->view, ev->disk);
+		printf("view: %s %s\n", name, hdp_state_name(ev->disk->state));
 		break;
 	default:
 		return 0;

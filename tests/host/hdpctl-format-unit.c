@@ -409,7 +409,7 @@ static struct hdp_monitor_event event(enum hdp_event_type type,
 		.cause = cause,
 		.seq = seq,
 		.result = disk->last_result,
-		.disk = *disk,
+		.disk = disk,
 	};
 
 	return ev;

@@ -235,17 +235,21 @@ static struct nl_msg *event_msg(int type, uint64_t seq, int reason,
 static void test_event_parked(void)
 {
 	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_PARKED, 41, HDPROTECT_REASON_UNLOAD_HEADS, "sde");
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	int err;
 
 	nla_put_flag(msg, HDPROTECT_A_RENEWED);
+	nla_put_u64(msg, HDPROTECT_A_EVENT_NS, 7302000);
 	nla_put_u32(msg, HDPROTECT_A_MAX + 3, 1);
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
-	result(!err && ev.type == HDP_EV_PARKED && ev.seq == 41 &&
-	       ev.cause == HDP_CAUSE_UNLOAD_HEADS && ev.park_ms == 3000 &&
-	       ev.renewed && ev.result == -EIO && !*disk_mismatch(&ev.disk, "sde"),
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.time_ns == 7302000 && eb.ev.disk == &eb.disk,
+	       "decode-event-time-and-disk", "err %d time %llu", err,
+	       (unsigned long long)eb.ev.time_ns);
+	result(!err && eb.ev.type == HDP_EV_PARKED && eb.ev.seq == 41 &&
+	       eb.ev.cause == HDP_CAUSE_UNLOAD_HEADS && eb.ev.park_ms == 3000 &&
+	       eb.ev.renewed && eb.ev.result == -EIO && !*disk_mismatch(eb.ev.disk, "sde"),
 	       "decode-event-parked", "err %d type %d seq %llu cause %d park_ms %u renewed %d",
-	       err, ev.type, (unsigned long long)ev.seq, ev.cause, ev.park_ms, ev.renewed);
+	       err, eb.ev.type, (unsigned long long)eb.ev.seq, eb.ev.cause, eb.ev.park_ms, eb.ev.renewed);
 	nlmsg_free(msg);
 }
 
@@ -253,13 +257,13 @@ static void test_event_parked(void)
 static void test_event_unparked(void)
 {
 	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_UNPARKED, 42, HDPROTECT_REASON_TIMEOUT, "sde");
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	int err;
 
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
-	result(!err && ev.type == HDP_EV_UNPARKED && ev.cause == HDP_CAUSE_TIMEOUT &&
-	       !ev.park_ms && !ev.renewed, "decode-event-unparked",
-	       "err %d type %d cause %d park_ms %u", err, ev.type, ev.cause, ev.park_ms);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.type == HDP_EV_UNPARKED && eb.ev.cause == HDP_CAUSE_TIMEOUT &&
+	       !eb.ev.park_ms && !eb.ev.renewed, "decode-event-unparked",
+	       "err %d type %d cause %d park_ms %u", err, eb.ev.type, eb.ev.cause, eb.ev.park_ms);
 	nlmsg_free(msg);
 }
 
@@ -267,34 +271,34 @@ static void test_event_unparked(void)
 static void test_event_unknown_type(void)
 {
 	struct nl_msg *msg = msg_new(HDPROTECT_CMD_EVENT);
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	int err;
 
 	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_CHANGED + 4);
 	nla_put_u64(msg, HDPROTECT_A_SEQ, 99);
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
-	result(err == 1 && ev.seq == 99, "decode-event-of-unknown-type-is-skipped-with-its-number",
-	       "got %d seq %llu", err, (unsigned long long)ev.seq);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(err == 1 && eb.ev.seq == 99, "decode-event-of-unknown-type-is-skipped-with-its-number",
+	       "got %d seq %llu", err, (unsigned long long)eb.ev.seq);
 	nlmsg_free(msg);
 }
 
 static void test_event_malformed(void)
 {
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	struct nl_msg *msg;
 	int err;
 
 	msg = msg_new(HDPROTECT_CMD_EVENT);
 	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_PARKED);
 	put_disk(msg, "sdf");
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
 	result(err == -EBADMSG, "decode-event-refuses-no-sequence-number", "got %d", err);
 	nlmsg_free(msg);
 
 	msg = msg_new(HDPROTECT_CMD_EVENT);
 	nla_put_u32(msg, HDPROTECT_A_EVENT, HDPROTECT_EVENT_ADDED);
 	nla_put_u64(msg, HDPROTECT_A_SEQ, 1);
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
 	result(err == -EBADMSG, "decode-event-refuses-no-disk", "got %d", err);
 	nlmsg_free(msg);
 
@@ -303,7 +307,7 @@ static void test_event_malformed(void)
 	nla_put_u64(msg, HDPROTECT_A_SEQ, 1);
 	nla_put_string(msg, HDPROTECT_A_DISK, "sdf");
 	nla_put_u32(msg, HDPROTECT_A_SEQ, 2);
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
 	result(err == -EBADMSG, "decode-event-refuses-a-u64-as-u32", "got %d", err);
 	nlmsg_free(msg);
 }
@@ -408,72 +412,72 @@ static struct hdp_outcome waiting(const char *name, uint64_t cookie)
 }
 
 /* A PARKED event of @name's park @cookie, with the device's @result. */
-static struct hdp_monitor_event answer(const char *name, uint64_t cookie,
-				       int result)
+static void answer(struct hdp_event_buf *eb, const char *name, uint64_t cookie,
+		   int result)
 {
-	struct hdp_monitor_event ev = {
-		.type = HDP_EV_PARKED, .result = result, .park_ms = 3000,
-	};
-
-	snprintf(ev.disk.name, sizeof(ev.disk.name), "%s", name);
-	ev.disk.cookie = cookie;
-	ev.disk.last_result = result;
-	ev.disk.last_method = HDP_PARK_UNLOAD;
-	ev.disk.complete_ns = 6400;
-	return ev;
+	memset(eb, 0, sizeof(*eb));
+	eb->ev.type = HDP_EV_PARKED;
+	eb->ev.result = result;
+	eb->ev.park_ms = 3000;
+	eb->ev.disk = &eb->disk;
+	snprintf(eb->disk.name, sizeof(eb->disk.name), "%s", name);
+	eb->disk.cookie = cookie;
+	eb->disk.last_result = result;
+	eb->disk.last_method = HDP_PARK_UNLOAD;
+	eb->disk.complete_ns = 6400;
 }
 
 static void test_answers(void)
 {
 	struct hdp_outcome o[2];
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	bool hit;
 
 	o[0] = waiting("sda", 9);
 	o[1] = waiting("sdb", 9);
-	ev = answer("sdb", 9, 0);
-	hit = hdp_event_answers(o, 2, &ev);
+	answer(&eb, "sdb", 9, 0);
+	hit = hdp_event_answers(o, 2, &eb.ev);
 	result(hit && !o[1].result && o[1].method == HDP_PARK_UNLOAD &&
 	       o[1].complete_ns == 6400 && o[1].park_ms == 3000 && o[1].request_ns == 100 &&
 	       o[0].result == -EINPROGRESS, "answer-event-fills-its-disks-outcome",
 	       "hit %d result %d method %d complete %llu, sda %d", hit, o[1].result,
 	       o[1].method, (unsigned long long)o[1].complete_ns, o[0].result);
-	ev = answer("sdb", 9, -EIO);
-	hit = hdp_event_answers(o, 2, &ev);
+	answer(&eb, "sdb", 9, -EIO);
+	hit = hdp_event_answers(o, 2, &eb.ev);
 	result(!hit && !o[1].result, "answer-event-does-not-change-a-final-outcome",
 	       "hit %d result %d", hit, o[1].result);
-	ev = answer("sda", 9, -ECANCELED);
-	hit = hdp_event_answers(o, 2, &ev);
+	answer(&eb, "sda", 9, -ECANCELED);
+	hit = hdp_event_answers(o, 2, &eb.ev);
 	result(hit && o[0].result == -ECANCELED, "answer-event-cancelled-park-is-final",
 	       "hit %d result %d", hit, o[0].result);
 
 	o[0] = waiting("sda", 9);
-	ev = answer("sda", 8, 0);
-	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	answer(&eb, "sda", 8, 0);
+	result(!hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EINPROGRESS,
 	       "answer-event-of-another-park-is-ignored", "result %d", o[0].result);
-	ev = answer("sdc", 9, 0);
-	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	answer(&eb, "sdc", 9, 0);
+	result(!hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EINPROGRESS,
 	       "answer-event-of-another-disk-is-ignored", "result %d", o[0].result);
-	ev = answer("sda", 9, -EINPROGRESS);
-	ev.renewed = true;
-	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	answer(&eb, "sda", 9, -EINPROGRESS);
+	eb.ev.renewed = true;
+	result(!hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EINPROGRESS,
 	       "answer-event-renewal-is-no-answer", "result %d", o[0].result);
-	ev = answer("sda", 9, 0);
-	ev.renewed = true;
-	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	answer(&eb, "sda", 9, 0);
+	eb.ev.renewed = true;
+	result(!hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EINPROGRESS,
 	       "answer-event-renewal-with-a-result-is-no-answer", "result %d", o[0].result);
-	ev = answer("sda", 9, 0);
-	ev.type = HDP_EV_UNPARKED;
-	result(!hdp_event_answers(o, 1, &ev) && o[0].result == -EINPROGRESS,
+	answer(&eb, "sda", 9, 0);
+	eb.ev.type = HDP_EV_UNPARKED;
+	result(!hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EINPROGRESS,
 	       "answer-event-other-than-parked-is-ignored", "result %d", o[0].result);
-	ev = answer("sda", 9, 0);
-	result(!hdp_event_answers(o, 0, &ev), "answer-event-with-no-outcome", "-");
+	answer(&eb, "sda", 9, 0);
+	result(!hdp_event_answers(o, 0, &eb.ev), "answer-event-with-no-outcome", "-");
 
 	/* A renewal waits for the answer of the park it renewed. */
 	o[0] = waiting("sda", 5);
 	o[0].renewed = true;
-	ev = answer("sda", 5, -EIO);
-	result(hdp_event_answers(o, 1, &ev) && o[0].result == -EIO,
+	answer(&eb, "sda", 5, -EIO);
+	result(hdp_event_answers(o, 1, &eb.ev) && o[0].result == -EIO,
 	       "answer-event-answers-a-renewal-by-its-parks-cookie", "result %d", o[0].result);
 }
 
@@ -503,11 +507,11 @@ static void test_answer_message(void)
 {
 	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_PARKED, 50, HDPROTECT_REASON_REQUEST, "sde");
 	struct hdp_outcome o = waiting("sde", 0x1234567890ULL);
-	struct hdp_monitor_event ev;
+	struct hdp_event_buf eb;
 	int err;
 
-	err = hdp_decode_event(nlmsg_hdr(msg), &ev);
-	result(!err && hdp_event_answers(&o, 1, &ev) && o.result == -EIO &&
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && hdp_event_answers(&o, 1, &eb.ev) && o.result == -EIO &&
 	       o.method == HDP_PARK_UNLOAD && o.complete_ns == 7301000,
 	       "answer-decoded-event-message", "err %d result %d", err, o.result);
 	nlmsg_free(msg);
@@ -520,7 +524,7 @@ static void test_park_arguments(void)
 	static const char *const long_name[] = {
 		"sda", "0123456789012345678901234567890123456789",
 	};
-	struct hdp_outcome *o = (struct hdp_outcome *)1;
+	struct hdp_outcome **o = (struct hdp_outcome **)1;
 	struct hdp_ctx *ctx;
 	size_t n = 5;
 	int err;
@@ -817,6 +821,73 @@ static void test_monitor_kernel_only(void)
 	hdp_free(ctx);
 }
 
+/* What a callback saw of the disk of each event. */
+struct disk_seen {
+	int events, losses, bad;
+};
+
+static int see_disk(const struct hdp_monitor_event *ev, void *data)
+{
+	struct disk_seen *ds = data;
+
+	if (!ev->disk) {
+		ds->bad++;
+		return 0;
+	}
+	if (ev->type == HDP_EV_LOSS) {
+		ds->losses++;
+		ds->bad += ev->disk->name[0] || ev->disk->devt || ev->time_ns ||
+			   ev->seq != 6 || ev->lost != 3;
+	} else {
+		ds->events++;
+		ds->bad += strcmp(ev->disk->name, "sdz") != 0;
+	}
+	return 0;
+}
+
+/* Every event points at a disk, a loss too: one with an empty name. */
+static void test_monitor_loss_disk(void)
+{
+	struct disk_seen ds = { 0 };
+	struct hdp_ctx *ctx;
+	int fd, n;
+
+	if (hdp_new(&ctx))
+		return;
+	fd = hdp_monitor_open_raw(ctx, FAMILY, true);
+	if (fd < 0 || send_event(fd, 5) || send_event(fd, 9)) {
+		result(0, "monitor-loss-has-an-empty-disk", "no netlink socket here (%d)", fd);
+		hdp_free(ctx);
+		return;
+	}
+	n = hdp_monitor_dispatch(ctx, see_disk, &ds);
+	result(n == 3 && ds.events == 2 && ds.losses == 1 && !ds.bad,
+	       "monitor-loss-has-an-empty-disk", "dispatch %d: %d events, %d losses, %d bad",
+	       n, ds.events, ds.losses, ds.bad);
+	hdp_free(ctx);
+}
+
+/* A list of pointers: at copies of the objects, aligned, NULL after the last. */
+static void test_ptr_array(void)
+{
+	struct hdp_disk d[3] = { { .name = "sda" }, { .name = "sdb", .parks = 7 },
+				 { .name = "sdc" } };
+	struct hdp_disk **p = hdp_ptr_array(d, 3, sizeof(*d));
+	struct hdp_outcome **o = hdp_ptr_array(NULL, 0, sizeof(**o));
+	int ok = p && !p[3], i;
+
+	for (i = 0; ok && i < 3; i++)
+		ok = p[i] != &d[i] && !strcmp(p[i]->name, d[i].name) &&
+		     p[i]->parks == d[i].parks &&
+		     !((uintptr_t)p[i] % _Alignof(struct hdp_disk));
+	result(ok, "ptr-array-points-at-aligned-copies-null-after-the-last", "-");
+	result(o && !o[0], "ptr-array-of-nothing-is-just-null", "-");
+	hdp_disks_free(p);
+	hdp_outcomes_free(o);
+	result(hdp_ptr_array(d, SIZE_MAX / 8, sizeof(*d)) == NULL,
+	       "ptr-array-refuses-an-overflowing-size", "-");
+}
+
 /* The receive buffer: 1 MiB by default, the caller's if set, capped. */
 static void test_monitor_buffer(void)
 {
@@ -878,6 +949,8 @@ int main(void)
 	test_close_from_callback(0);
 	test_close_from_callback(1);
 	test_monitor_kernel_only();
+	test_monitor_loss_disk();
+	test_ptr_array();
 	test_monitor_buffer();
 	return failed;
 }

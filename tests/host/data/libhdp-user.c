@@ -12,7 +12,7 @@
 
 int main(void)
 {
-	struct hdp_disk disk;
+	struct hdp_disk *disk;
 	struct hdp_ctx *ctx;
 	int err;
 
@@ -22,6 +22,7 @@ int main(void)
 		return 1;
 	}
 	err = hdp_status(ctx, "sda", &disk);
+	hdp_disk_free(disk);
 	hdp_free(ctx);
 	printf("status %s: %s\n", err ? "failed" : "ok", hdp_strerror(err));
 	printf("state %s\n", hdp_state_name(HDP_DISK_PARKED));
