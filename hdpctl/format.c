@@ -260,6 +260,15 @@ void hdpctl_print_event_text(FILE *f, const struct hdp_monitor_event *ev)
 		fputs("; list the disks again: hdpctl status\n", f);
 		return;
 	}
+	if (ev->type == HDP_EV_KERNEL_GONE) {
+		fputs("hdprotect is gone (its module is not loaded): no disk is "
+		      "protected; waiting for it\n", f);
+		return;
+	}
+	if (ev->type == HDP_EV_KERNEL_BACK) {
+		fputs("hdprotect is back; list the disks again: hdpctl status\n", f);
+		return;
+	}
 	fprintf(f, "[seq %" PRIu64 "] %s: %s (%s)", ev->seq, d->name,
 		hdp_event_name(ev->type), hdp_cause_name(ev->cause));
 	switch (ev->type) {
@@ -289,6 +298,10 @@ void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev)
 	if (ev->type == HDP_EV_LOSS) {
 		fprintf(f, "{\"event\":\"loss\",\"seq\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n",
 			ev->seq, ev->lost);
+		return;
+	}
+	if (ev->type == HDP_EV_KERNEL_GONE || ev->type == HDP_EV_KERNEL_BACK) {
+		fprintf(f, "{\"event\":\"%s\"}\n", hdp_event_name(ev->type));
 		return;
 	}
 	fputs("{\"event\":", f);

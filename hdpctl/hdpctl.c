@@ -446,10 +446,13 @@ static int monitor_loop(struct invocation *inv, struct monitor *mon,
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
 	};
+	bool pending;
 	int ret;
 
 	while (!mon->stop) {
-		if (poll(pfd, 2, -1) < 0) {
+		/* Events the last dispatch left, or "hdprotect is gone". */
+		pending = hdp_monitor_pending(inv->ctx) > 0;
+		if (poll(pfd, 2, pending ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("hdpctl: monitor: poll");
@@ -461,7 +464,7 @@ static int monitor_loop(struct invocation *inv, struct monitor *mon,
 			report(inv->ctx, inv->cmd->name, -EBADF);
 			return EXIT_FAILURE;
 		}
-		if (!pfd[0].revents)
+		if (!pfd[0].revents && !pending)
 			continue;
 		ret = hdp_monitor_dispatch(inv->ctx, on_event, mon);
 		if (ret < 0) {

@@ -357,6 +357,10 @@ HDP_EXPORT const char *hdp_event_name(enum hdp_event_type type)
 {
 	if (type == HDP_EV_LOSS)
 		return "loss";
+	if (type == HDP_EV_KERNEL_GONE)
+		return "kernel-gone";
+	if (type == HDP_EV_KERNEL_BACK)
+		return "kernel-back";
 	return NAME_OF(event_names, type);
 }
 

@@ -69,6 +69,11 @@ enum hdp_event_type {
 	HDP_EV_REMOVED,		/* the disk was removed, or went away */
 	HDP_EV_CHANGED,		/* enable, timeout or method changed */
 	HDP_EV_LOSS = 100,	/* events were lost: list the disks again */
+	HDP_EV_KERNEL_GONE,	/* hdprotect went away (module unloaded), or
+				 * was not there when the monitor opened: no
+				 * event comes until HDP_EV_KERNEL_BACK */
+	HDP_EV_KERNEL_BACK,	/* hdprotect is there again: the monitor hears
+				 * it; list the disks again */
 };
 
 /** enum hdp_cause - why a change happened */
@@ -143,7 +148,8 @@ struct hdp_disk {
  * @renewed: for HDP_EV_PARKED, the park only moved the deadline of a
  *	parked disk
  * @disk: the disk's state right after the change, never NULL (for
- *	HDP_EV_LOSS, a disk with an empty name and every member 0); for
+ *	HDP_EV_LOSS and the HDP_EV_KERNEL_ events, which are about no disk,
+ *	one with an empty name and every member 0); for
  *	HDP_EV_PARKED, its cookie is that of the park the event tells of
  * @time_ns: when the change happened (for HDP_EV_LOSS, 0)
  *
@@ -422,12 +428,18 @@ void hdp_disks_free(struct hdp_disk **disks);
  * - A disk parked through libata's unload_heads without being added has
  *   events (PARKED, UNPARKED) but is not listed: a view of the disks
  *   under protection ignores events of disks it does not hold.
- * - If the hdprotect module is unloaded and loaded again, the monitor
- *   hears nothing more: close it and open it again.
+ * - If hdprotect goes away (its module is unloaded), HDP_EV_KERNEL_GONE
+ *   comes: no disk is protected. When it is back, HDP_EV_KERNEL_BACK
+ *   comes and its events follow: list the disks again. Requests find the
+ *   family again by themselves.
+ *
+ * The monitor opens without hdprotect too (when its module cannot be
+ * loaded): hdp_monitor_pending() then says an HDP_EV_KERNEL_GONE waits,
+ * and HDP_EV_KERNEL_BACK comes once it is there.
  *
  * Return: a file descriptor, readable when events are pending, for
  * poll(), epoll or a main loop (owned by the context: do not close it);
- * or -EPROTONOSUPPORT, -ENOMEM, -EIO.
+ * or -ENOMEM, -EIO.
  */
 int hdp_monitor_open(struct hdp_ctx *ctx);
 
@@ -447,8 +459,13 @@ typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
  * @fn: the callback
  * @data: passed to @fn
  *
- * Does not block: returns when no event is pending, or when @fn asked to
- * stop (the events not yet handed over wait for the next call). Unknown
+ * Does not block: returns when no event is pending, when @fn asked to
+ * stop, or after 64 events, so that a flood of events does not keep a
+ * main loop from its other work. The events not yet handed over wait
+ * for the next call: the descriptor stays readable while the socket
+ * holds some, but those already read into the library's buffer are
+ * told only by hdp_monitor_pending(), which a caller checks after a
+ * dispatch (or dispatches until it returns 0). Unknown
  * attributes and event types of a newer kernel are skipped. A socket
  * overrun, or a gap in the sequence numbers, is handed over as an
  * HDP_EV_LOSS event: list the disks again. After an overrun, the events
@@ -467,6 +484,16 @@ typedef int (*hdp_event_fn)(const struct hdp_monitor_event *ev, void *data);
  * negative errno if reading the socket failed.
  */
 int hdp_monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data);
+
+/**
+ * hdp_monitor_pending() - whether a dispatch has events to hand over now
+ * @ctx: the context
+ *
+ * Return: 1 if events wait in the library's buffer or the socket (the
+ * last dispatch stopped early), 0 if not (wait for the descriptor to be
+ * readable), or -EBADF if the monitor is not open.
+ */
+int hdp_monitor_pending(struct hdp_ctx *ctx);
 
 /**
  * hdp_monitor_set_buffer() - the monitor socket's receive buffer

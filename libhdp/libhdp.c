@@ -44,12 +44,19 @@
 #define HDP_PARK_WAIT_MS	10000
 /* How often a park without events reads the state of a waiting disk. */
 #define HDP_STATUS_POLL_MS	20
+/* The most events one dispatch hands over (loss and kernel events too). */
+#define HDP_DISPATCH_MAX	64
+/* Generic netlink's own family, and its group that tells of families. */
+#define HDP_NLCTRL		"nlctrl"
+#define HDP_NLCTRL_NOTIFY	"notify"
 
 struct hdp_ctx {
 	struct nl_sock *sk;		/* requests */
 	int family;			/* the family's id, once resolved */
 	int group;			/* the events group's id, once resolved */
 	struct nl_sock *mon;		/* events */
+	int mon_family;			/* the family it hears; 0: gone */
+	bool mon_gone_pending;		/* HDP_EV_KERNEL_GONE to hand over */
 	unsigned char *mon_buf;
 	size_t mon_off, mon_len;	/* messages of mon_buf not handed over */
 	uint64_t next_seq;		/* the event number expected next */
@@ -149,28 +156,47 @@ static int open_socket(struct nl_sock **out)
 	return 0;
 }
 
-/* The request socket, and the family's id; -EPROTONOSUPPORT if none. */
+static int refamily(struct hdp_ctx *ctx);
+
+/*
+ * The request socket, and the family's id; -EPROTONOSUPPORT if there is
+ * no family (the socket stays, for the next try).
+ */
 static int connect_ctx(struct hdp_ctx *ctx)
 {
-	int err, id;
+	int err;
 
 	ctx->message[0] = '\0';
 	ctx->err_off = 0;
-	if (ctx->sk)
-		return 0;
-	err = open_socket(&ctx->sk);
-	if (err)
-		return err;
-	id = genl_ctrl_resolve(ctx->sk, HDPROTECT_GENL_NAME);
-	if (id < 0) {
-		nl_socket_free(ctx->sk);
-		ctx->sk = NULL;
-		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
+	if (!ctx->sk) {
+		err = open_socket(&ctx->sk);
+		if (err)
+			return err;
+		/* Each request says whether it wants an ACK (new_request()). */
+		nl_socket_disable_auto_ack(ctx->sk);
 	}
+	if (ctx->family)
+		return 0;
+	err = refamily(ctx);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * Look the family up again on the request socket. Return: 1 if its id
+ * changed (the module was loaded again), 0 if not, or a negative errno
+ * (-EPROTONOSUPPORT: the family is not there).
+ */
+static int refamily(struct hdp_ctx *ctx)
+{
+	int id = genl_ctrl_resolve(ctx->sk, HDPROTECT_GENL_NAME);
+
+	if (id < 0)
+		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
+	if (id == ctx->family)
+		return 0;
 	ctx->family = id;
-	/* Each request says whether it wants an ACK (new_request()). */
-	nl_socket_disable_auto_ack(ctx->sk);
-	return 0;
+	ctx->group = 0;
+	return 1;
 }
 
 /*
@@ -286,6 +312,7 @@ static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
 {
 	struct hdp_req req = { .ctx = ctx, .reply = reply, .arg = arg };
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	bool retried = false;
 	int err;
 
 	if (!cb) {
@@ -297,6 +324,7 @@ static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &req);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, &req);
 	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &req);
+again:
 	err = nl_send_auto(ctx->sk, msg);
 	if (err < 0) {
 		req.error = nl_errno(err);
@@ -310,6 +338,21 @@ static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
 			req.error = req.error ? req.error : nl_errno(err);
 			break;
 		}
+	}
+	/*
+	 * The family went and came back (module reloaded) under a new id:
+	 * the old one reaches nobody (-ENOENT), or another family
+	 * (-EOPNOTSUPP). Once, with the id looked up again.
+	 */
+	if ((req.error == -ENOENT || req.error == -EOPNOTSUPP) && !retried &&
+	    refamily(ctx) > 0) {
+		retried = true;
+		nlmsg_hdr(msg)->nlmsg_type = (uint16_t)ctx->family;
+		nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
+		req.done = req.error = req.intr = 0;
+		ctx->message[0] = '\0';
+		ctx->err_off = 0;
+		goto again;
 	}
 out:
 	nl_cb_put(cb);
@@ -448,11 +491,11 @@ static int ms_until(uint64_t deadline_ns)
 }
 
 /* An HDPROTECT_CMD_EVENT message of the family. */
-static bool is_event(const struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
+static bool is_event(int family, const struct nlmsghdr *nlh)
 {
 	const struct genlmsghdr *gnlh = nlmsg_data(nlh);
 
-	return nlh->nlmsg_type == ctx->family &&
+	return family && nlh->nlmsg_type == family &&
 	       nlh->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN) &&
 	       gnlh->cmd == HDPROTECT_CMD_EVENT;
 }
@@ -464,7 +507,7 @@ static void park_answers(struct hdp_ctx *ctx, struct park_wait *w,
 	struct hdp_event_buf eb;
 
 	for (; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
-		if (is_event(ctx, nlh) && !hdp_decode_event(nlh, &eb) &&
+		if (is_event(ctx->family, nlh) && !hdp_decode_event(nlh, &eb) &&
 		    hdp_event_answers(w->o, w->n, &eb.ev))
 			w->pending--;
 	}
@@ -894,23 +937,68 @@ static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 	return nl_socket_get_fd(sk);
 }
 
+/* Join @name's group @grp on the monitor: 0 or a negative errno. */
+static int monitor_join(struct hdp_ctx *ctx, const char *name, const char *grp)
+{
+	int group = genl_ctrl_resolve_grp(ctx->sk, name, grp), err;
+
+	if (group < 0)
+		return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(group);
+	err = nl_socket_add_membership(ctx->mon, group);
+	return err < 0 ? nl_errno(err) : 0;
+}
+
+/*
+ * The monitor hears nlctrl's notifications of families coming and going
+ * first, then looks hdprotect up (which loads the module if it can): a
+ * family registered meanwhile is announced to it. Without hdprotect it
+ * opens all the same and hands over HDP_EV_KERNEL_GONE first.
+ */
 HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 {
 	struct nl_sock *sk;
-	int err;
+	int fd, err;
 
 	if (ctx->close_pending || ctx->free_pending)
 		return -EBUSY;
 	if (ctx->mon)
 		return nl_socket_get_fd(ctx->mon);
-	/* The family's id tells its events from other messages. */
+	err = open_socket(&sk);
+	if (!err && (err = nl_socket_set_nonblocking(sk)) < 0) {
+		nl_socket_free(sk);
+		err = nl_errno(err);
+	}
+	if (err)
+		return err;
+	fd = monitor_attach(ctx, sk);
+	if (fd < 0)
+		return fd;
+	ctx->mon_family = 0;
+	ctx->mon_gone_pending = false;
+	/* The request socket looks the groups up; nlctrl is always there. */
 	err = connect_ctx(ctx);
-	if (err)
+	if (err == -EPROTONOSUPPORT && ctx->sk)
+		err = 0;
+	if (!err)
+		err = monitor_join(ctx, HDP_NLCTRL, HDP_NLCTRL_NOTIFY);
+	if (!err && ctx->family) {
+		err = monitor_join(ctx, HDPROTECT_GENL_NAME,
+				   HDPROTECT_GENL_MCGRP_EVENTS);
+		if (!err)
+			ctx->mon_family = ctx->family;
+	}
+	/* The family, or its group, is not there (or just went). */
+	if (!err && !ctx->mon_family)
+		ctx->mon_gone_pending = true;
+	if (err == -EPROTONOSUPPORT) {
+		err = 0;
+		ctx->mon_gone_pending = true;
+	}
+	if (err) {
+		hdp_monitor_close(ctx);
 		return err;
-	err = open_listener(ctx, &sk);
-	if (err)
-		return err;
-	return monitor_attach(ctx, sk);
+	}
+	return fd;
 }
 
 int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family, bool any_sender)
@@ -929,6 +1017,8 @@ int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family, bool any_sender)
 		return nl_errno(err);
 	}
 	ctx->family = family;
+	ctx->mon_family = family;
+	ctx->mon_gone_pending = false;
 	ctx->mon_any_sender = any_sender;
 	return monitor_attach(ctx, sk);
 }
@@ -942,19 +1032,95 @@ HDP_EXPORT void hdp_monitor_close(struct hdp_ctx *ctx)
 	}
 	nl_socket_free(ctx->mon);
 	ctx->mon = NULL;
+	ctx->mon_family = 0;
+	ctx->mon_gone_pending = false;
 	free(ctx->mon_buf);
 	ctx->mon_buf = NULL;
+}
+
+/* Hand over an event about no disk: a loss, or hdprotect going or coming. */
+static int no_disk_event(enum hdp_event_type type, uint64_t first,
+			 uint64_t lost, hdp_event_fn fn, void *data)
+{
+	struct hdp_event_buf eb = {
+		.ev = { .type = type, .seq = first, .lost = lost },
+	};
+
+	eb.ev.disk = &eb.disk;
+	return fn(&eb.ev, data);
 }
 
 /* Hand over a loss: @lost events from @first (0, 0: an overrun). */
 static int loss(uint64_t first, uint64_t lost, hdp_event_fn fn, void *data)
 {
-	struct hdp_event_buf eb = {
-		.ev = { .type = HDP_EV_LOSS, .seq = first, .lost = lost },
-	};
+	return no_disk_event(HDP_EV_LOSS, first, lost, fn, data);
+}
 
-	eb.ev.disk = &eb.disk;
-	return fn(&eb.ev, data);
+static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
+	[CTRL_ATTR_FAMILY_ID]		= { .type = NLA_U16 },
+	[CTRL_ATTR_FAMILY_NAME]		= { .type = NLA_STRING },
+	[CTRL_ATTR_MCAST_GROUPS]	= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy ctrl_grp_policy[CTRL_ATTR_MCAST_GRP_MAX + 1] = {
+	[CTRL_ATTR_MCAST_GRP_NAME]	= { .type = NLA_STRING },
+	[CTRL_ATTR_MCAST_GRP_ID]	= { .type = NLA_U32 },
+};
+
+/* The id of the events group among a NEWFAMILY's groups, or -1. */
+static int events_group(struct nlattr *groups)
+{
+	struct nlattr *grp, *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	int rem;
+
+	nla_for_each_nested(grp, groups, rem) {
+		if (nla_parse_nested(tb, CTRL_ATTR_MCAST_GRP_MAX, grp,
+				     (struct nla_policy *)ctrl_grp_policy) < 0 ||
+		    !tb[CTRL_ATTR_MCAST_GRP_NAME] || !tb[CTRL_ATTR_MCAST_GRP_ID])
+			continue;
+		if (!nla_strcmp(tb[CTRL_ATTR_MCAST_GRP_NAME],
+				HDPROTECT_GENL_MCGRP_EVENTS))
+			return (int)nla_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+	return -1;
+}
+
+/*
+ * nlctrl tells that hdprotect went (DELFAMILY: the module was unloaded)
+ * or came (NEWFAMILY, maybe under another id): the monitor stops hearing
+ * it, or joins its events group. Return: the event to hand over
+ * (HDP_EV_KERNEL_GONE, HDP_EV_KERNEL_BACK), or 0 for none.
+ */
+static int monitor_ctrl(struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	int id, group;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
+	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX,
+			  (struct nla_policy *)ctrl_policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME] ||
+	    nla_strcmp(tb[CTRL_ATTR_FAMILY_NAME], HDPROTECT_GENL_NAME))
+		return 0;
+	if (gnlh->cmd == CTRL_CMD_DELFAMILY) {
+		if (!ctx->mon_family)
+			return 0;
+		ctx->mon_family = 0;
+		return HDP_EV_KERNEL_GONE;
+	}
+	if (gnlh->cmd != CTRL_CMD_NEWFAMILY || !tb[CTRL_ATTR_FAMILY_ID] ||
+	    !tb[CTRL_ATTR_MCAST_GROUPS])
+		return 0;
+	id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	group = events_group(tb[CTRL_ATTR_MCAST_GROUPS]);
+	if (id == ctx->mon_family || group <= 0 ||
+	    nl_socket_add_membership(ctx->mon, group) < 0)
+		return 0;
+	ctx->mon_family = id;
+	/* The numbering goes on, but what came meanwhile is unknown. */
+	ctx->have_seq = false;
+	return HDP_EV_KERNEL_BACK;
 }
 
 /*
@@ -973,7 +1139,14 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 	int kind, err;
 
 	*consumed = true;
-	if (!is_event(ctx, nlh))
+	if (nlh->nlmsg_type == GENL_ID_CTRL) {
+		kind = monitor_ctrl(ctx, nlh);
+		if (!kind)
+			return 0;
+		(*count)++;
+		return no_disk_event((enum hdp_event_type)kind, 0, 0, fn, data);
+	}
+	if (!is_event(ctx->mon_family, nlh))
 		return 0;
 	kind = hdp_decode_event(nlh, &eb);
 	if (kind < 0)
@@ -1001,7 +1174,8 @@ static bool leaving(const struct hdp_ctx *ctx)
 
 /*
  * Hand over the messages left in the buffer from the last read. Return:
- * 0 once all are, or what @fn returned to stop.
+ * 0 once all are, 1 once the dispatch handed over HDP_DISPATCH_MAX
+ * events (the rest stay), or what @fn returned to stop.
  */
 static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
 			    int *count)
@@ -1011,6 +1185,8 @@ static int monitor_buffered(struct hdp_ctx *ctx, hdp_event_fn fn, void *data,
 	int rem, err;
 
 	while (ctx->mon_off < ctx->mon_len) {
+		if (*count >= HDP_DISPATCH_MAX)
+			return 1;
 		nlh = (struct nlmsghdr *)(ctx->mon_buf + ctx->mon_off);
 		rem = (int)(ctx->mon_len - ctx->mon_off);
 		if (!nlmsg_ok(nlh, rem)) {
@@ -1064,10 +1240,21 @@ static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 	int count = 0, err;
 	ssize_t len;
 
+	if (ctx->mon_gone_pending) {
+		ctx->mon_gone_pending = false;
+		count++;
+		err = no_disk_event(HDP_EV_KERNEL_GONE, 0, 0, fn, data);
+		if (err)
+			return err < 0 ? err : count;
+		if (leaving(ctx))
+			return count;
+	}
 	for (;;) {
 		err = monitor_buffered(ctx, fn, data, &count);
 		if (err)
 			return err < 0 ? err : count;
+		if (count >= HDP_DISPATCH_MAX)
+			return count;
 		len = recv_kernel(nl_socket_get_fd(ctx->mon), ctx->mon_buf,
 				  HDP_MONITOR_BUF, ctx->mon_any_sender);
 		if (!len || (len < 0 && errno == EINTR))
@@ -1089,6 +1276,18 @@ static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 		ctx->mon_off = 0;
 		ctx->mon_len = (size_t)len;
 	}
+}
+
+HDP_EXPORT int hdp_monitor_pending(struct hdp_ctx *ctx)
+{
+	struct pollfd pfd = { .events = POLLIN };
+
+	if (!ctx->mon || ctx->close_pending || ctx->free_pending)
+		return -EBADF;
+	if (ctx->mon_gone_pending || ctx->mon_off < ctx->mon_len)
+		return 1;
+	pfd.fd = nl_socket_get_fd(ctx->mon);
+	return poll(&pfd, 1, 0) > 0 ? 1 : 0;
 }
 
 /*

@@ -13,15 +13,23 @@
  *     apply_event(), which updates the view.
  *  3. On HDP_EV_LOSS events were lost: throw the view away and list the
  *     disks again. The monitor stays open, so nothing falls in between.
+ *  4. On HDP_EV_KERNEL_GONE hdprotect went away (its module unloaded), or
+ *     was not there at the start: empty the view and wait. On
+ *     HDP_EV_KERNEL_BACK list the disks again, as after a loss.
+ *  5. One dispatch hands over at most 64 events, so that a flood does not
+ *     starve the main loop; if hdp_monitor_pending() says more wait in
+ *     the library, an idle callback dispatches again.
  *
  * Output, flushed line by line: "listening: N disks" once the view is
  * filled, "view: DISK STATE" for every change applied to it (STATE is
  * idle, parked or gone, or "removed" when the disk left the view),
- * "resync: N disks" after a loss. With --print-view, the view when
+ * "resync: N disks" after a loss or when hdprotect is back, "waiting:
+ * hdprotect is gone" when it goes. With --print-view, the view when
  * quitting: one JSON object per disk, sorted by name, then "end of view".
  *
  * Build: cc hdp-applet.c $(pkg-config --cflags --libs libhdp glib-2.0)
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +47,7 @@ struct applet {
 	gint count;		/* quit after so many events; 0: never */
 	gint applied;		/* events applied so far */
 	int err;		/* the libhdp error that stopped us, or 0 */
+	guint idle;		/* the idle dispatch of pending events, or 0 */
 	bool timed_out;		/* --timeout passed before --count events */
 };
 
@@ -92,7 +101,12 @@ static int apply_event(const struct hdp_monitor_event *ev, void *data)
 	int err;
 
 	switch (ev->type) {
+	case HDP_EV_KERNEL_GONE:
+		g_hash_table_remove_all(app->view);
+		printf("waiting: hdprotect is gone\n");
+		break;
 	case HDP_EV_LOSS:
+	case HDP_EV_KERNEL_BACK:
 		err = fill_view(app);
 		if (err) {
 			fail(app, "cannot list the disks again", err);
@@ -133,15 +147,32 @@ static int apply_event(const struct hdp_monitor_event *ev, void *data)
 	return 0;
 }
 
+static gboolean on_pending(gpointer data);
+
+/* Hand the pending events over; leave the rest to an idle callback. */
+static void dispatch(struct applet *app)
+{
+	int ret = hdp_monitor_dispatch(app->ctx, apply_event, app);
+
+	if (ret < 0)
+		fail(app, "cannot read the kernel's events", ret);
+	else if (!app->idle && hdp_monitor_pending(app->ctx) > 0)
+		app->idle = g_idle_add(on_pending, app);
+}
+
+static gboolean on_pending(gpointer data)
+{
+	struct applet *app = data;
+
+	app->idle = 0;
+	dispatch(app);
+	return G_SOURCE_REMOVE;
+}
+
 static gboolean on_events(gint fd G_GNUC_UNUSED,
 			  GIOCondition condition G_GNUC_UNUSED, gpointer data)
 {
-	struct applet *app = data;
-	int ret;
-
-	ret = hdp_monitor_dispatch(app->ctx, apply_event, app);
-	if (ret < 0)
-		fail(app, "cannot read the kernel's events", ret);
+	dispatch(data);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -254,12 +285,16 @@ int main(int argc, char **argv)
 	fd = hdp_monitor_open(app.ctx);
 	if (fd < 0)
 		fail(&app, "cannot listen to the kernel's events", fd);
-	else if ((err = fill_view(&app)))
+	/* Without hdprotect, HDP_EV_KERNEL_GONE comes first: nothing to list. */
+	else if ((err = fill_view(&app)) && err != -EPROTONOSUPPORT)
 		fail(&app, "cannot list the disks", err);
 	if (!app.err) {
 		printf("listening: %u disks\n", g_hash_table_size(app.view));
 		fflush(stdout);
 		watch = g_unix_fd_add(fd, G_IO_IN, on_events, &app);
+		/* Without hdprotect, HDP_EV_KERNEL_GONE waits already. */
+		if (hdp_monitor_pending(app.ctx) > 0)
+			app.idle = g_idle_add(on_pending, &app);
 		g_unix_signal_add(SIGINT, on_signal, &app);
 		g_unix_signal_add(SIGTERM, on_signal, &app);
 		if (timeout > 0)
@@ -267,6 +302,8 @@ int main(int argc, char **argv)
 		g_main_loop_run(app.loop);
 		/* The descriptor is the context's: stop watching it first. */
 		g_source_remove(watch);
+		if (app.idle)
+			g_source_remove(app.idle);
 	}
 	if (print && !app.err)
 		print_view(app.view);

@@ -475,6 +475,13 @@ static void test_event_text(void)
 	ev.lost = 0;
 	check_event("monitor-text-loss-unknown-count", &ev, false,
 		    "events lost (socket overrun); list the disks again: hdpctl status\n");
+	ev = event(HDP_EV_KERNEL_GONE, HDP_CAUSE_REQUEST, 0, &sda_parked);
+	check_event("monitor-text-kernel-gone", &ev, false,
+		    "hdprotect is gone (its module is not loaded): no disk is protected; "
+		    "waiting for it\n");
+	ev = event(HDP_EV_KERNEL_BACK, HDP_CAUSE_REQUEST, 0, &sda_parked);
+	check_event("monitor-text-kernel-back", &ev, false,
+		    "hdprotect is back; list the disks again: hdpctl status\n");
 }
 
 static void test_event_json(void)
@@ -535,6 +542,10 @@ static void test_event_json(void)
 	ev.lost = 0;
 	check_event("monitor-json-loss-unknown-count", &ev, true,
 		    "{\"event\":\"loss\",\"seq\":0,\"lost\":0}\n");
+	ev = event(HDP_EV_KERNEL_GONE, HDP_CAUSE_REQUEST, 0, &sda_parked);
+	check_event("monitor-json-kernel-gone", &ev, true, "{\"event\":\"kernel-gone\"}\n");
+	ev = event(HDP_EV_KERNEL_BACK, HDP_CAUSE_REQUEST, 0, &sda_parked);
+	check_event("monitor-json-kernel-back", &ev, true, "{\"event\":\"kernel-back\"}\n");
 }
 
 /*

@@ -9,6 +9,7 @@
  * AddressSanitizer and UndefinedBehaviorSanitizer, by tests/host/test-libhdp.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include <netlink/attr.h>
@@ -776,26 +778,37 @@ static int count_events(const struct hdp_monitor_event *ev, void *data)
 	return 0;
 }
 
-/* Send one event to @fd's port from another socket; 0 or -1. */
-static int send_event(int fd, uint64_t seq)
+/* Send @len bytes of messages at @buf to @fd's port from another socket; 0 or -1. */
+static int send_raw(int fd, const void *buf, size_t len)
 {
 	struct sockaddr_nl dst = { .nl_family = AF_NETLINK };
-	socklen_t len = sizeof(dst);
-	struct nl_msg *msg;
+	socklen_t alen = sizeof(dst);
 	int tx, ret = -1;
 
 	tx = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
 	if (tx < 0)
 		return -1;
-	if (!getsockname(fd, (struct sockaddr *)&dst, &len)) {
-		msg = event_msg(HDPROTECT_EVENT_CHANGED, seq, HDPROTECT_REASON_REQUEST, "sdz");
-		if (sendto(tx, nlmsg_hdr(msg), nlmsg_hdr(msg)->nlmsg_len, 0,
-			   (struct sockaddr *)&dst, sizeof(dst)) > 0)
-			ret = 0;
-		nlmsg_free(msg);
-	}
+	if (!getsockname(fd, (struct sockaddr *)&dst, &alen) &&
+	    sendto(tx, buf, len, 0, (struct sockaddr *)&dst, sizeof(dst)) > 0)
+		ret = 0;
 	close(tx);
 	return ret;
+}
+
+/* Send @msg (freed) to @fd's port from another socket; 0 or -1. */
+static int send_msg(int fd, struct nl_msg *msg)
+{
+	int ret = send_raw(fd, nlmsg_hdr(msg), nlmsg_hdr(msg)->nlmsg_len);
+
+	nlmsg_free(msg);
+	return ret;
+}
+
+/* Send one event to @fd's port from another socket; 0 or -1. */
+static int send_event(int fd, uint64_t seq)
+{
+	return send_msg(fd, event_msg(HDPROTECT_EVENT_CHANGED, seq,
+				      HDPROTECT_REASON_REQUEST, "sdz"));
 }
 
 /*
@@ -888,6 +901,210 @@ static void test_ptr_array(void)
 	       "ptr-array-refuses-an-overflowing-size", "-");
 }
 
+/* What a callback saw: counts by type, and the disks' names in a row. */
+struct seen {
+	int events, losses, gone, back, stop_after;
+	char names[256];
+};
+
+static int note_event(const struct hdp_monitor_event *ev, void *data)
+{
+	struct seen *sn = data;
+	size_t l = strlen(sn->names);
+
+	switch (ev->type) {
+	case HDP_EV_LOSS:
+		sn->losses++;
+		break;
+	case HDP_EV_KERNEL_GONE:
+		sn->gone++;
+		snprintf(sn->names + l, sizeof(sn->names) - l, "gone ");
+		break;
+	case HDP_EV_KERNEL_BACK:
+		sn->back++;
+		snprintf(sn->names + l, sizeof(sn->names) - l, "back ");
+		break;
+	default:
+		sn->events++;
+		snprintf(sn->names + l, sizeof(sn->names) - l, "%s ", ev->disk->name);
+	}
+	return sn->stop_after && sn->events + sn->gone + sn->back == sn->stop_after;
+}
+
+/* A raw monitor of the family FAMILY that takes any sender, or NULL. */
+static struct hdp_ctx *raw_monitor(const char *name, int *fd)
+{
+	struct hdp_ctx *ctx;
+
+	if (hdp_new(&ctx))
+		return NULL;
+	*fd = hdp_monitor_open_raw(ctx, FAMILY, true);
+	if (*fd < 0) {
+		result(0, name, "no netlink socket here (%d)", *fd);
+		hdp_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* One dispatch hands over at most 64 events; the rest wait for the next. */
+static void test_dispatch_bounded(void)
+{
+	const char *name = "monitor-dispatch-hands-over-at-most-64-events";
+	struct seen sn = { 0 };
+	struct hdp_ctx *ctx;
+	int fd, i, n1, p1, n2, p2, bad = 0;
+
+	ctx = raw_monitor(name, &fd);
+	if (!ctx)
+		return;
+	for (i = 1; i <= 100; i++)
+		bad |= send_event(fd, (uint64_t)i);
+	n1 = hdp_monitor_dispatch(ctx, note_event, &sn);
+	p1 = hdp_monitor_pending(ctx);
+	n2 = hdp_monitor_dispatch(ctx, note_event, &sn);
+	p2 = hdp_monitor_pending(ctx);
+	result(!bad && n1 == 64 && p1 == 1 && n2 == 36 && p2 == 0 &&
+	       sn.events == 100 && !sn.losses, name,
+	       "sent %s, dispatch %d (pending %d), then %d (pending %d), %d events, %d losses",
+	       bad ? "failed" : "100", n1, p1, n2, p2, sn.events, sn.losses);
+	hdp_free(ctx);
+}
+
+/*
+ * A callback that stops the dispatch leaves the other events of the
+ * datagram in the library's buffer: poll() does not tell of them,
+ * hdp_monitor_pending() does, and the next dispatch hands them over.
+ */
+static void test_pending_in_buffer(void)
+{
+	const char *name = "monitor-pending-tells-of-events-left-in-the-buffer";
+	struct seen sn = { .stop_after = 1 };
+	struct nl_msg *m[3];
+	unsigned char buf[4096];
+	struct pollfd pfd;
+	size_t len = 0;
+	int fd, i, n1, p1, readable, n2, p2;
+	struct hdp_ctx *ctx;
+
+	ctx = raw_monitor(name, &fd);
+	if (!ctx)
+		return;
+	for (i = 0; i < 3; i++) {
+		m[i] = event_msg(HDPROTECT_EVENT_CHANGED, 10 + i, HDPROTECT_REASON_REQUEST,
+				 i == 0 ? "sda" : i == 1 ? "sdb" : "sdc");
+		memcpy(buf + len, nlmsg_hdr(m[i]), nlmsg_hdr(m[i])->nlmsg_len);
+		len += NLMSG_ALIGN(nlmsg_hdr(m[i])->nlmsg_len);
+		nlmsg_free(m[i]);
+	}
+	if (send_raw(fd, buf, len)) {
+		result(0, name, "cannot send");
+		hdp_free(ctx);
+		return;
+	}
+	n1 = hdp_monitor_dispatch(ctx, note_event, &sn);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	readable = poll(&pfd, 1, 0);
+	p1 = hdp_monitor_pending(ctx);
+	sn.stop_after = 0;
+	n2 = hdp_monitor_dispatch(ctx, note_event, &sn);
+	p2 = hdp_monitor_pending(ctx);
+	result(n1 == 1 && readable == 0 && p1 == 1 && n2 == 2 && p2 == 0 &&
+	       !strcmp(sn.names, "sda sdb sdc "), name,
+	       "dispatch %d, poll %d, pending %d, then %d, pending %d: '%s'",
+	       n1, readable, p1, n2, p2, sn.names);
+	hdp_free(ctx);
+}
+
+/* An nlctrl notification of family @fam: @cmd, with @id and events group @group if not 0. */
+static struct nl_msg *ctrl_msg(int cmd, const char *fam, int id, int group)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *grps, *grp;
+
+	if (!msg || !genlmsg_put(msg, 0, 0, GENL_ID_CTRL, 0, 0, cmd, 2)) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, fam);
+	if (id)
+		nla_put_u16(msg, CTRL_ATTR_FAMILY_ID, (uint16_t)id);
+	if (group) {
+		grps = nla_nest_start(msg, CTRL_ATTR_MCAST_GROUPS);
+		grp = nla_nest_start(msg, 1);
+		nla_put_string(msg, CTRL_ATTR_MCAST_GRP_NAME, HDPROTECT_GENL_MCGRP_EVENTS);
+		nla_put_u32(msg, CTRL_ATTR_MCAST_GRP_ID, (uint32_t)group);
+		nla_nest_end(msg, grp);
+		nla_nest_end(msg, grps);
+	}
+	return msg;
+}
+
+/*
+ * nlctrl tells of hdprotect going and coming back under another id: the
+ * monitor hands over HDP_EV_KERNEL_GONE, ignores the old family's events,
+ * hands over HDP_EV_KERNEL_BACK, then takes the new family's events.
+ * Another family's notifications change nothing.
+ */
+static void test_family_gone_and_back(void)
+{
+	const char *name = "monitor-hears-hdprotect-go-and-come-back";
+	struct seen sn = { 0 };
+	struct hdp_ctx *ctx;
+	struct nl_msg *ev;
+	int fd, n, bad = 0;
+
+	ctx = raw_monitor(name, &fd);
+	if (!ctx)
+		return;
+	bad |= send_event(fd, 1);
+	bad |= send_msg(fd, ctrl_msg(CTRL_CMD_DELFAMILY, "nl80211", FAMILY + 1, 0));
+	bad |= send_msg(fd, ctrl_msg(CTRL_CMD_DELFAMILY, HDPROTECT_GENL_NAME, FAMILY, 0));
+	bad |= send_event(fd, 2);	/* the old family's: no one sends it now */
+	/* back as FAMILY + 1; its events group: nlctrl's own, to be joinable */
+	bad |= send_msg(fd, ctrl_msg(CTRL_CMD_NEWFAMILY, HDPROTECT_GENL_NAME,
+				     FAMILY + 1, GENL_ID_CTRL));
+	ev = event_msg(HDPROTECT_EVENT_ADDED, 7, HDPROTECT_REASON_REQUEST, "sdy");
+	nlmsg_hdr(ev)->nlmsg_type = FAMILY + 1;
+	bad |= send_msg(fd, ev);
+	n = hdp_monitor_dispatch(ctx, note_event, &sn);
+	result(!bad && n == 4 && !strcmp(sn.names, "sdz gone back sdy ") && !sn.losses,
+	       name, "sent %s, dispatch %d: '%s', %d losses", bad ? "failed" : "all",
+	       n, sn.names, sn.losses);
+	hdp_free(ctx);
+}
+
+/*
+ * Without hdprotect (this machine's kernel has none), the monitor opens
+ * and says so: HDP_EV_KERNEL_GONE waits, which hdp_monitor_pending()
+ * tells although the descriptor is not readable.
+ */
+static void test_open_without_hdprotect(void)
+{
+	const char *name = "monitor-opens-without-hdprotect-and-says-so";
+	struct seen sn = { 0 };
+	struct hdp_ctx *ctx;
+	int fd, p1, n, p2;
+
+	if (hdp_new(&ctx))
+		return;
+	fd = hdp_monitor_open(ctx);
+	p1 = hdp_monitor_pending(ctx);
+	n = fd < 0 ? fd : hdp_monitor_dispatch(ctx, note_event, &sn);
+	p2 = hdp_monitor_pending(ctx);
+	if (fd >= 0 && !p1) {
+		printf("ok - libhdp-%s # SKIP this kernel has hdprotect\n", name);
+	} else {
+		result(fd >= 0 && p1 == 1 && n == 1 && sn.gone == 1 && p2 == 0, name,
+		       "open %d, pending %d, dispatch %d (%d gone), pending %d",
+		       fd, p1, n, sn.gone, p2);
+	}
+	hdp_monitor_close(ctx);
+	result(hdp_monitor_pending(ctx) == -EBADF, "monitor-pending-without-monitor-is-ebadf",
+	       "got %d", hdp_monitor_pending(ctx));
+	hdp_free(ctx);
+}
+
 /* The receive buffer: 1 MiB by default, the caller's if set, capped. */
 static void test_monitor_buffer(void)
 {
@@ -950,6 +1167,10 @@ int main(void)
 	test_close_from_callback(1);
 	test_monitor_kernel_only();
 	test_monitor_loss_disk();
+	test_dispatch_bounded();
+	test_pending_in_buffer();
+	test_family_gone_and_back();
+	test_open_without_hdprotect();
 	test_ptr_array();
 	test_monitor_buffer();
 	return failed;
