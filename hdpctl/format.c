@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@ bool hdpctl_is_digit(char c)
 /*
  * Seconds as a user types them: "3", "2.5", "0.001". Read by hand rather
  * than with strtod(), so that signs, spaces, hex, exponents and rounding
- * never slip through: the result is exact milliseconds, 1..30000.
+ * never slip through: the result is exact milliseconds, at least 1 (0
+ * would mean "the disk's own timeout" to a park). The upper limit is the
+ * kernel's to check and to say (HDP_TIMEOUT_MAX_MS today).
  */
 int hdpctl_parse_seconds(const char *s, unsigned int *ms)
 {
@@ -52,14 +55,14 @@ int hdpctl_parse_seconds(const char *s, unsigned int *ms)
 		if (decimals >= 0)
 			decimals++;
 		/* v only grows when scaled to ms: stop before it overflows */
-		if (v > HDP_TIMEOUT_MAX_MS)
+		if (v > UINT_MAX)
 			return -ERANGE;
 	}
 	if (decimals == 0)
 		return -EINVAL;
 	for (decimals = decimals < 0 ? 0 : decimals; decimals < 3; decimals++)
 		v *= 10;
-	if (v < 1 || v > HDP_TIMEOUT_MAX_MS)
+	if (v < 1 || v > UINT_MAX)
 		return -ERANGE;
 	*ms = v;
 	return 0;

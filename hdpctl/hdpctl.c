@@ -32,7 +32,7 @@
 #define EXIT_USAGE	2
 
 /* What a length in seconds (S) may be, for usage errors. */
-#define SECONDS_RULE	"not a number of seconds from 0.001 to 30 (at most 3 decimals)"
+#define SECONDS_RULE	"not a number of seconds, 0.001 or more (at most 3 decimals)"
 
 enum opt_id {
 	OPT_JSON,
@@ -108,17 +108,34 @@ usage_error(const struct cmd *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* What hdpctl command helps after an error, or NULL. */
+static const char *hint(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "hdpctl add DISK";
+	case -EPERM:
+	case -ENODEV:
+		return "hdpctl enable DISK";
+	default:
+		return NULL;
+	}
+}
+
 /*
- * A failed request: the disk (or, with no disk, the command), what the
- * error means, and the kernel's own words when it gave any.
+ * A failed request: the kernel's own words first, when it gave any, as
+ * iproute2's "Error: ..."; then the disk (or, with no disk, the command),
+ * what the error means, and the command that helps.
  */
 static void report(struct hdp_ctx *ctx, const char *what, int err)
 {
-	const char *kmsg = hdp_kernel_message(ctx);
+	const char *kmsg = hdp_kernel_message(ctx), *h = hint(err);
 
-	fprintf(stderr, "hdpctl: %s: %s", what, hdp_strerror(err));
 	if (kmsg)
-		fprintf(stderr, " (kernel: %s)", kmsg);
+		fprintf(stderr, "Error: %s.\n", kmsg);
+	fprintf(stderr, "hdpctl: %s: %s", what, hdp_strerror(err));
+	if (h)
+		fprintf(stderr, " (%s)", h);
 	fputc('\n', stderr);
 }
 
@@ -632,7 +649,7 @@ static void print_usage(void)
 		       cmds[i].help);
 	}
 	fputs("\nOptions go anywhere after the command; '--opt=value' and\n"
-	      "'--opt value' are the same. S is seconds, from 0.001 to 30,\n"
+	      "'--opt value' are the same. S is seconds, from 0.001 (the kernel allows up to 30),\n"
 	      "with up to 3 decimals (5, 0.5, 2.25). Exit status: 0 success,\n"
 	      "1 failure, 2 usage error. 'hdpctl COMMAND --help' tells more.\n", stdout);
 }

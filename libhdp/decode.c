@@ -288,10 +288,45 @@ uint64_t hdp_seq_advance(uint64_t *next, bool *have, uint64_t seq,
 	return lost;
 }
 
+/*
+ * The range a rejected attribute's policy allows (NLMSGERR_ATTR_POLICY),
+ * as " (MIN to MAX)" into @buf; empty if the policy gives none.
+ */
+static void policy_range(struct nlattr *policy, char *buf, size_t len)
+{
+	struct nlattr *a;
+	long long min = 0, max = 0;
+	int rem, have = 0;
+
+	nla_for_each_nested(a, policy, rem) {
+		switch (nla_type(a)) {
+		case NL_POLICY_TYPE_ATTR_MIN_VALUE_U:
+		case NL_POLICY_TYPE_ATTR_MIN_VALUE_S:
+			if (nla_len(a) == sizeof(uint64_t)) {
+				min = (long long)nla_get_u64(a);
+				have |= 1;
+			}
+			break;
+		case NL_POLICY_TYPE_ATTR_MAX_VALUE_U:
+		case NL_POLICY_TYPE_ATTR_MAX_VALUE_S:
+			if (nla_len(a) == sizeof(uint64_t)) {
+				max = (long long)nla_get_u64(a);
+				have |= 2;
+			}
+			break;
+		}
+	}
+	buf[0] = '\0';
+	if (have == 3)
+		snprintf(buf, len, " (%lld to %lld)", min, max);
+}
+
 void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
 			size_t len, uint32_t *attr_off)
 {
-	struct nlattr *a;
+	struct nlattr *a, *policy = NULL;
+	char range[64];
+	size_t used;
 	int rem;
 
 	buf[0] = '\0';
@@ -308,7 +343,32 @@ void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
 		else if (nla_type(a) == NLMSGERR_ATTR_OFFS &&
 			 nla_len(a) == sizeof(uint32_t))
 			*attr_off = nla_get_u32(a);
+		else if (nla_type(a) == NLMSGERR_ATTR_POLICY)
+			policy = a;
 	}
+	/* The kernel's policy says what it allows: "out of range (1 to 30000)". */
+	if (policy && buf[0]) {
+		policy_range(policy, range, sizeof(range));
+		used = strlen(buf);
+		if (used < len)
+			snprintf(buf + used, len - used, "%s", range);
+	}
+}
+
+const char *hdp_request_attr(const struct nlmsghdr *req, uint32_t off)
+{
+	static const char *const names[HDPROTECT_A_MAX + 1] = {
+		[HDPROTECT_A_ENABLED] = "enabled",
+		[HDPROTECT_A_TIMEOUT_MS] = "timeout_ms",
+		[HDPROTECT_A_METHOD] = "method",
+	};
+	const struct nlattr *a;
+
+	if (off < NLMSG_HDRLEN + GENL_HDRLEN || off % NLA_ALIGNTO ||
+	    (size_t)off + NLA_HDRLEN > req->nlmsg_len)
+		return NULL;
+	a = (const struct nlattr *)((const char *)req + off);
+	return nla_type(a) <= HDPROTECT_A_MAX ? names[nla_type(a)] : NULL;
 }
 
 int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name)
@@ -387,21 +447,22 @@ static const struct {
 	int err;
 	const char *text;
 } messages[] = {
-	{ EPERM, "not permitted: this needs root (CAP_SYS_ADMIN), and a park needs the disk's protection enabled first (hdpctl enable DISK)" },
-	{ EACCES, "permission denied: run this as root" },
-	{ ENOENT, "the disk is not under protection: add it first (hdpctl add DISK)" },
+	{ EPERM, "not permitted: this needs root (CAP_SYS_ADMIN), and a park needs the disk's protection enabled first" },
+	{ EACCES, "permission denied: this needs root" },
+	{ ENOENT, "the disk is not under protection: add it first" },
 	{ EEXIST, "the disk is already under protection" },
-	{ ENODEV, "no such disk, or it is gone; for a park of every disk: no disk has protection enabled (hdpctl enable DISK)" },
-	{ EOPNOTSUPP, "not supported: the disk's driver cannot park it, or not with this method (try method auto)" },
-	{ EINVAL, "invalid argument: check the disk's name (as in /sys/block, not a partition) and the values" },
-	{ ERANGE, "value out of range: a park or timeout lasts 1 to 30000 ms (30 s)" },
-	{ EPROTONOSUPPORT, "the kernel has no hdprotect netlink family: load the module (modprobe hdprotect)" },
+	{ ENODEV, "no such disk, or it is gone; for a park of every disk: no disk has protection enabled" },
+	{ EOPNOTSUPP, "not supported: the disk's driver cannot park it, or not with this method (the method auto picks one it can)" },
+	{ EINVAL, "invalid argument: a disk's name is as in /sys/block (a whole disk, not a partition), and the kernel's message says which value it refused" },
+	{ ERANGE, "a value is out of range: the kernel's message says which, and what it allows" },
+	{ EPROTONOSUPPORT, "the kernel has no hdprotect netlink family: its module is not loaded (modprobe hdprotect)" },
 	{ ENOSYS, "hdprotect is not in configfs: load the module (modprobe hdprotect) and mount configfs (mount -t configfs none /sys/kernel/config)" },
 	{ EAGAIN, "the list of disks kept changing while it was read: try again" },
 	{ ENOBUFS, "events were lost: list the disks again" },
 	{ ENOMEM, "out of memory" },
 	{ EBADMSG, "the kernel sent a message this library cannot read: update libhdp" },
-	{ EBADF, "the monitor is not open: open it first (hdp_monitor_open)" },
+	{ EBADF, "the monitor is not open" },
+	{ ECOMM, "cannot talk to the kernel: the netlink socket failed; try again" },
 	{ EIO, "the device did not confirm: check the disk and the kernel log (dmesg)" },
 	{ EINPROGRESS, "the device has not answered the park yet; its I/O is held" },
 	{ ENAMETOOLONG, "the disk's name is too long (31 characters at most)" },

@@ -95,4 +95,10 @@ void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
  */
 int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name);
 
+/*
+ * The name of a setting attribute (enabled, timeout_ms, method) at offset
+ * @off of the request @req (an extended ACK's attr_off), or NULL.
+ */
+const char *hdp_request_attr(const struct nlmsghdr *req, uint32_t off);
+
 #endif /* HDP_INTERNAL_H */

@@ -17,7 +17,10 @@
  * function that takes a disk name returns -EINVAL for a name that cannot
  * be a disk's (empty, NULL, with '/', "." or "..") and -ENAMETOOLONG for
  * one longer than HDP_NAME_MAX, and every request can fail with -EBADMSG
- * (a reply the library cannot read) or -EIO (the socket failed).
+ * (a reply the library cannot read) or -ECOMM (the socket failed). The
+ * kernel checks the values (lengths, methods); when it refuses one,
+ * hdp_kernel_message() names the setting and what the kernel allows
+ * ("timeout_ms: integer out of range (1 to 30000)").
  *
  * Times are CLOCK_MONOTONIC nanoseconds, as clock_gettime() gives them.
  *
@@ -44,7 +47,10 @@ extern "C" {
 
 /* The longest disk name, without its terminating NUL. */
 #define HDP_NAME_MAX		31
-/* The longest park and the longest timeout, in milliseconds. */
+/*
+ * The longest park and the longest timeout, in milliseconds, in the
+ * kernel this library was built for; the kernel checks, not the library.
+ */
 #define HDP_TIMEOUT_MAX_MS	30000
 
 /** enum hdp_disk_state - what a disk is doing */
@@ -269,7 +275,8 @@ int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk, bool enabled);
  * @disk: the disk
  * @ms: 1..HDP_TIMEOUT_MAX_MS
  *
- * Return: 0; -ERANGE if @ms is out of range; as hdp_set_enabled().
+ * Return: 0; -ERANGE if the kernel finds @ms out of range; as
+ * hdp_set_enabled().
  */
 int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
 
@@ -279,8 +286,9 @@ int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
  * @disk: the disk
  * @method: the method
  *
- * Return: 0; -EOPNOTSUPP if the device lacks it; -ERANGE for an unknown
- * method; as hdp_set_enabled().
+ * Return: 0; -EOPNOTSUPP if the device lacks it; -ERANGE for a method the
+ * kernel does not know ("method: integer out of range (0 to 2)"); as
+ * hdp_set_enabled().
  */
 int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 		   enum hdp_park_method method);
@@ -439,7 +447,7 @@ void hdp_disks_free(struct hdp_disk **disks);
  *
  * Return: a file descriptor, readable when events are pending, for
  * poll(), epoll or a main loop (owned by the context: do not close it);
- * or -ENOMEM, -EIO.
+ * or -ENOMEM, -ECOMM.
  */
 int hdp_monitor_open(struct hdp_ctx *ctx);
 

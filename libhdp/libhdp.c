@@ -132,7 +132,8 @@ static int nl_errno(int nlerr)
 	case NLE_INVAL:
 		return -EBADMSG;
 	default:
-		return -EIO;
+		/* The socket failed: not the device's -EIO. */
+		return -ECOMM;
 	}
 }
 
@@ -302,6 +303,22 @@ static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 }
 
 /*
+ * The kernel refused a setting of the request @msg: its message starts
+ * with the setting's name ("timeout_ms: integer out of range (1 to
+ * 30000)"), which it does not say.
+ */
+static void name_refused_attr(struct hdp_ctx *ctx, struct nl_msg *msg)
+{
+	const char *name = hdp_request_attr(nlmsg_hdr(msg), ctx->err_off);
+	char text[sizeof(ctx->message)];
+
+	if (!ctx->message[0] || !name)
+		return;
+	snprintf(text, sizeof(text), "%s: %.230s", name, ctx->message);
+	memcpy(ctx->message, text, sizeof(text));
+}
+
+/*
  * Send @msg (freed) and read its answer: each reply to @reply, then the
  * ACK, the error or the end of the dump. Return: 0 or a negative errno;
  * *@intr (if not NULL) tells whether a dump was interrupted.
@@ -345,7 +362,7 @@ again:
 	 * (-EOPNOTSUPP). Once, with the id looked up again.
 	 */
 	if ((req.error == -ENOENT || req.error == -EOPNOTSUPP) && !retried &&
-	    refamily(ctx) > 0) {
+	    !ctx->err_off && refamily(ctx) > 0) {
 		retried = true;
 		nlmsg_hdr(msg)->nlmsg_type = (uint16_t)ctx->family;
 		nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
@@ -354,6 +371,8 @@ again:
 		ctx->err_off = 0;
 		goto again;
 	}
+	if (req.error)
+		name_refused_attr(ctx, msg);
 out:
 	nl_cb_put(cb);
 	nlmsg_free(msg);
@@ -433,20 +452,17 @@ HDP_EXPORT int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk,
 	return set_attr(ctx, disk, HDPROTECT_A_ENABLED, enabled);
 }
 
+/* The kernel checks the values, and its message says what it allows. */
 HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
 			       unsigned int ms)
 {
-	if (ms < 1 || ms > HDP_TIMEOUT_MAX_MS)
-		return -ERANGE;
 	return set_attr(ctx, disk, HDPROTECT_A_TIMEOUT_MS, ms);
 }
 
 HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 			      enum hdp_park_method method)
 {
-	if ((unsigned int)method > HDP_PARK_STANDBY)
-		return -ERANGE;
-	return set_attr(ctx, disk, HDPROTECT_A_METHOD, method);
+	return set_attr(ctx, disk, HDPROTECT_A_METHOD, (unsigned int)method);
 }
 
 /* The outcomes of a PARK reply, handed to the caller. */
@@ -667,8 +683,6 @@ HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 		*n = 0;
 	if (!disks)
 		ndisks = 0;
-	if (ms > HDP_TIMEOUT_MAX_MS)
-		return -ERANGE;
 	for (i = 0; i < ndisks; i++) {
 		err = check_name(disks[i]);
 		if (err)

@@ -41,7 +41,8 @@ run status-of-nothing 0 hdpctl status
 expect_eq status-of-nothing-prints-nothing "$(cat /tmp/o)" ""
 run park-all-of-nothing-fails 1 hdpctl park
 has park-all-of-nothing-says-enable-one /tmp/e "hdpctl: park:" "hdpctl enable DISK" \
-	"(kernel: no disk has protection enabled)"
+	"Error: no disk has protection enabled."
+expect_eq park-all-of-nothing-kernel-first "$(head -n 1 /tmp/e)" "Error: no disk has protection enabled."
 
 run add 0 hdpctl add nbc --timeout 7 --enable
 expect_eq add-sets-timeout-and-enable "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 auto"
@@ -72,17 +73,25 @@ run add-missing-fails 1 hdpctl add nosuch
 has add-missing-says-no-such-disk /tmp/e "nosuch:" "no such disk"
 run park-bad-number 2 hdpctl park nbc --for abc
 has park-bad-number-says-which /tmp/e "abc"
-run set-timeout-out-of-range 2 hdpctl set nbc timeout 31
+# Neither hdpctl nor libhdp repeats the kernel's limits: the kernel
+# refuses, and its message, first, names the setting and the range.
+run set-timeout-out-of-range 1 hdpctl set nbc timeout 31
+has set-timeout-out-of-range-kernel-says-which-and-the-range /tmp/e \
+	"Error: timeout_ms: integer out of range (1 to 30000)." "hdpctl: nbc: a value is out of range"
+expect_eq set-timeout-out-of-range-kernel-first "$(head -n 1 /tmp/e)" \
+	"Error: timeout_ms: integer out of range (1 to 30000)."
+run park-for-out-of-range 1 hdpctl park nbc --for 30.001
+has park-for-out-of-range-kernel-says-the-range /tmp/e "integer out of range (1 to 30000)"
 run unknown-command 2 hdpctl frobnicate
 run command-help 0 hdpctl park --help
 has command-help-shows-usage /tmp/o "park"
 before="$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(cat $H/stats)"
 run nonroot-park-fails 1 su user -c "hdpctl park nbc"
-has nonroot-park-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
+has nonroot-park-says-cap-sys-admin /tmp/e "hdpctl: nbc:" "Error: needs CAP_SYS_ADMIN."
 run nonroot-set-fails 1 su user -c "hdpctl set nbc timeout 5"
-has nonroot-set-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
+has nonroot-set-says-cap-sys-admin /tmp/e "hdpctl: nbc:" "Error: needs CAP_SYS_ADMIN."
 run nonroot-unpark-fails 1 su user -c "hdpctl unpark nbc"
-has nonroot-unpark-says-cap-sys-admin /tmp/e "nbc:" "(kernel: needs CAP_SYS_ADMIN)"
+has nonroot-unpark-says-cap-sys-admin /tmp/e "hdpctl: nbc:" "Error: needs CAP_SYS_ADMIN."
 run nonroot-status-works 0 su user -c "hdpctl status nbc"
 expect_eq errors-changed-nothing "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method) $(cat $H/state) $(cat $H/stats)" "$before"
 

@@ -540,8 +540,6 @@ static void test_park_arguments(void)
 	       "got %d n %zu", err, n);
 	err = hdp_park_disks(ctx, long_name, 2, 0, NULL, NULL);
 	result(err == -ENAMETOOLONG, "park-disks-refuses-a-long-name", "got %d", err);
-	err = hdp_park_disks(ctx, bad, 1, HDP_TIMEOUT_MAX_MS + 1, NULL, NULL);
-	result(err == -ERANGE, "park-disks-refuses-a-length-out-of-range", "got %d", err);
 	err = hdp_park(ctx, "", 0, NULL, NULL);
 	result(err == -EINVAL, "park-refuses-an-empty-name", "got %d", err);
 	result(!hdp_set_park_wait(ctx, 0) && !hdp_set_park_wait(ctx, 10000),
@@ -594,6 +592,49 @@ static void test_extack(void)
 		       "got '%s' offset %u", buf, attr_off);
 		nlmsg_free(msg);
 	}
+	{
+		/* A policy's range, as the kernel sends it for "integer out of range". */
+		struct nl_msg *msg = nlmsg_alloc();
+		struct nlmsgerr e = { .error = -ERANGE };
+		struct nlattr *pol;
+
+		nlmsg_put(msg, 1, 1, NLMSG_ERROR, 0, NLM_F_CAPPED | NLM_F_ACK_TLVS);
+		nlmsg_append(msg, &e, sizeof(e), 0);
+		nla_put_string(msg, NLMSGERR_ATTR_MSG, "integer out of range");
+		nla_put_u32(msg, NLMSGERR_ATTR_OFFS, 28);
+		pol = nla_nest_start(msg, NLMSGERR_ATTR_POLICY);
+		nla_put_u32(msg, NL_POLICY_TYPE_ATTR_TYPE, NL_ATTR_TYPE_U32);
+		nla_put_u64(msg, NL_POLICY_TYPE_ATTR_MIN_VALUE_U, 1);
+		nla_put_u64(msg, NL_POLICY_TYPE_ATTR_MAX_VALUE_U, 30000);
+		nla_nest_end(msg, pol);
+		hdp_extack_message(nlmsg_hdr(msg), sizeof(e), buf, sizeof(buf), &attr_off);
+		result(!strcmp(buf, "integer out of range (1 to 30000)") && attr_off == 28,
+		       "extack-message-gives-the-policys-range", "got '%s' offset %u",
+		       buf, attr_off);
+		nlmsg_free(msg);
+	}
+}
+
+/* The setting at fault in a request, by the extended ACK's offset. */
+static void test_request_attr(void)
+{
+	struct nl_msg *msg = msg_new(HDPROTECT_CMD_SET);
+	struct nlmsghdr *nlh;
+	uint32_t off_disk, off_timeout, off_method;
+
+	off_disk = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_string(msg, HDPROTECT_A_DISK, "sda");
+	off_timeout = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 40000);
+	off_method = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_u32(msg, HDPROTECT_A_METHOD, 7);
+	nlh = nlmsg_hdr(msg);
+	result(hdp_request_attr(nlh, off_timeout) && !strcmp(hdp_request_attr(nlh, off_timeout), "timeout_ms") &&
+	       hdp_request_attr(nlh, off_method) && !strcmp(hdp_request_attr(nlh, off_method), "method") &&
+	       !hdp_request_attr(nlh, off_disk) && !hdp_request_attr(nlh, 0) &&
+	       !hdp_request_attr(nlh, nlh->nlmsg_len) && !hdp_request_attr(nlh, off_method + 2),
+	       "request-attr-names-the-setting-at-fault", "-");
+	nlmsg_free(msg);
 }
 
 /* The offset an extended ACK gives names a disk of the request. */
@@ -674,12 +715,30 @@ static void test_names(void)
 
 static void test_strerror(void)
 {
-	result(strstr(hdp_strerror(-ENOENT), "hdpctl add") != NULL,
+	static const int errs[] = {
+		EPERM, EACCES, ENOENT, EEXIST, ENODEV, EOPNOTSUPP, EINVAL, ERANGE,
+		EPROTONOSUPPORT, ENOSYS, EAGAIN, ENOBUFS, ENOMEM, EBADMSG, EBADF,
+		ECOMM, EIO, EINPROGRESS, ENAMETOOLONG,
+	};
+	const char *tool = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		if (strstr(hdp_strerror(-errs[i]), "hdpctl") ||
+		    strstr(hdp_strerror(-errs[i]), "hdp_"))
+			tool = hdp_strerror(-errs[i]);
+	result(!tool, "strerror-texts-name-no-tool", "'%s'", tool ? tool : "");
+	result(strstr(hdp_strerror(-ENOENT), "add it first") != NULL,
 	       "strerror-enoent-says-add-the-disk", "'%s'", hdp_strerror(-ENOENT));
 	result(strstr(hdp_strerror(-EPROTONOSUPPORT), "modprobe hdprotect") != NULL,
 	       "strerror-no-family-says-load-the-module", "'%s'", hdp_strerror(-EPROTONOSUPPORT));
-	result(strstr(hdp_strerror(-ERANGE), "30000") != NULL,
-	       "strerror-erange-gives-the-range", "'%s'", hdp_strerror(-ERANGE));
+	result(!strstr(hdp_strerror(-ERANGE), " ms") &&
+	       strstr(hdp_strerror(-ERANGE), "kernel's message") != NULL,
+	       "strerror-erange-points-at-the-kernels-message", "'%s'", hdp_strerror(-ERANGE));
+	result(strcmp(hdp_strerror(-ECOMM), hdp_strerror(-EIO)) &&
+	       strstr(hdp_strerror(-ECOMM), "socket") && strstr(hdp_strerror(-EIO), "device"),
+	       "strerror-socket-failure-is-not-the-devices", "'%s' / '%s'",
+	       hdp_strerror(-ECOMM), hdp_strerror(-EIO));
 	result(strstr(hdp_strerror(-EINPROGRESS), "not answered") != NULL,
 	       "strerror-einprogress-says-the-device-has-not-answered", "'%s'",
 	       hdp_strerror(-EINPROGRESS));
@@ -1160,6 +1219,7 @@ int main(void)
 	test_park_arguments();
 	test_extack();
 	test_request_disk();
+	test_request_attr();
 	test_seq();
 	test_names();
 	test_strerror();
