@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include <hdp.h>
 
@@ -318,4 +319,87 @@ void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev)
 	putc(',', f);
 	print_disk_json_keys(f, ev->disk);
 	fputs("}\n", f);
+}
+
+static void indent(FILE *f, int depth)
+{
+	putc('\n', f);
+	while (depth-- > 0)
+		fputs("  ", f);
+}
+
+void hdpctl_json_pretty(FILE *f, const char *json)
+{
+	bool in_string = false, escaped = false;
+	int depth = 0;
+	const char *p;
+
+	for (p = json; *p; p++) {
+		if (in_string) {
+			putc(*p, f);
+			if (escaped)
+				escaped = false;
+			else if (*p == '\\')
+				escaped = true;
+			else if (*p == '"')
+				in_string = false;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			in_string = true;
+			putc(*p, f);
+			break;
+		case '{':
+		case '[':
+			putc(*p, f);
+			if (p[1] == (*p == '{' ? '}' : ']')) {
+				putc(*++p, f);
+				break;
+			}
+			indent(f, ++depth);
+			break;
+		case '}':
+		case ']':
+			indent(f, --depth);
+			putc(*p, f);
+			break;
+		case ',':
+			putc(',', f);
+			indent(f, depth);
+			break;
+		case ':':
+			fputs(": ", f);
+			break;
+		case ' ':
+		case '\n':
+		case '\t':
+		case '\r':
+			break;
+		default:
+			putc(*p, f);
+		}
+	}
+	putc('\n', f);
+}
+
+void hdpctl_timestamp(char *buf, size_t len, uint64_t mono_ns)
+{
+	struct timespec mono, real;
+	int64_t ns;
+	time_t sec;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec;
+	if (mono_ns)
+		ns -= (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec - (int64_t)mono_ns;
+	sec = (time_t)(ns / 1000000000);
+	localtime_r(&sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	n += (size_t)snprintf(buf + n, len - n, ".%06ld", (long)(ns % 1000000000) / 1000);
+	if (n < len)
+		strftime(buf + n, len - n, "%z", &tm);
 }

@@ -83,4 +83,25 @@ void hdpctl_print_event_text(FILE *f, const struct hdp_monitor_event *ev);
  */
 void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev);
 
+/**
+ * hdpctl_json_pretty() - print the JSON text @json indented, for people
+ * @f: where
+ * @json: compact JSON, as the functions above print it
+ *
+ * Two spaces per level, one member or element per line, a space after
+ * each colon; strings are copied as they are; an empty object or array
+ * stays "{}" or "[]". Ends with a newline.
+ */
+void hdpctl_json_pretty(FILE *f, const char *json);
+
+/**
+ * hdpctl_timestamp() - a time as "YYYY-MM-DDTHH:MM:SS.uuuuuu+hhmm"
+ * @buf: where, at least 40 bytes
+ * @len: its size
+ * @mono_ns: a CLOCK_MONOTONIC time (an event's), or 0 for now
+ *
+ * The wall-clock (local) time at which the monotonic clock read @mono_ns.
+ */
+void hdpctl_timestamp(char *buf, size_t len, uint64_t mono_ns);
+
 #endif /* HDPCTL_FORMAT_H */

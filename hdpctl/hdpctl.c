@@ -31,15 +31,23 @@
 
 #define EXIT_USAGE	2
 
+#ifndef HDPCTL_VERSION
+#define HDPCTL_VERSION	"unknown"
+#endif
+
 /* What a length in seconds (S) may be, for usage errors. */
 #define SECONDS_RULE	"not a number of seconds, 0.001 or more (at most 3 decimals)"
 
 enum opt_id {
 	OPT_JSON,
+	OPT_PRETTY,
 	OPT_ENABLE,
+	OPT_DISABLE,
 	OPT_TIMEOUT,
+	OPT_METHOD,
 	OPT_FOR,
 	OPT_COUNT,
+	OPT_TIMESTAMP,
 	NR_OPTS
 };
 
@@ -47,16 +55,24 @@ enum opt_id {
 
 struct opt_desc {
 	const char *name;
+	char short_name;	/* -x, or 0 */
 	bool has_value;
 };
 
 static const struct opt_desc opt_descs[NR_OPTS] = {
-	[OPT_JSON]	= { "json",	false },
-	[OPT_ENABLE]	= { "enable",	false },
-	[OPT_TIMEOUT]	= { "timeout",	true },
-	[OPT_FOR]	= { "for",	true },
-	[OPT_COUNT]	= { "count",	true },
+	[OPT_JSON]	= { "json",	'j', false },
+	[OPT_PRETTY]	= { "pretty",	'p', false },
+	[OPT_ENABLE]	= { "enable",	0, false },
+	[OPT_DISABLE]	= { "disable",	0, false },
+	[OPT_TIMEOUT]	= { "timeout",	0, true },
+	[OPT_METHOD]	= { "method",	0, true },
+	[OPT_FOR]	= { "for",	0, true },
+	[OPT_COUNT]	= { "count",	0, true },
+	[OPT_TIMESTAMP]	= { "timestamp", 't', false },
 };
+
+/* The options that make output JSON: --json, and --pretty (indented). */
+#define OPTS_JSON	(OPT(OPT_JSON) | OPT(OPT_PRETTY))
 
 /*
  * One run of a command: its positional arguments (argv, argc, options
@@ -69,6 +85,7 @@ struct invocation {
 	int argc;
 	unsigned int given;
 	unsigned int timeout_ms;	/* --timeout */
+	enum hdp_park_method method;	/* --method */
 	unsigned int for_ms;		/* --for */
 	unsigned long long count;	/* --count */
 	struct hdp_ctx *ctx;
@@ -158,9 +175,29 @@ static int set_option(struct invocation *inv, enum opt_id id, const char *val)
 			return usage_error(cmd, "--%s '%s': not a positive whole number",
 					   name, val);
 		return 0;
+	case OPT_METHOD:
+		if (hdp_method_from_name(val, &inv->method))
+			return usage_error(cmd, "--%s '%s': not auto, unload or standby",
+					   name, val);
+		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* One "-x" of a command that takes the option whose short name is x. */
+static int parse_short(struct invocation *inv, const char *arg)
+{
+	int id;
+
+	for (id = 0; id < NR_OPTS; id++) {
+		if (opt_descs[id].short_name && arg[1] == opt_descs[id].short_name &&
+		    !arg[2] && (inv->cmd->opts & OPT(id))) {
+			inv->given |= OPT(id);
+			return 0;
+		}
+	}
+	return usage_error(inv->cmd, "unknown option '%s'", arg);
 }
 
 /*
@@ -237,7 +274,9 @@ static int parse_args(struct invocation *inv, int argc, char **argv)
 				return err;
 		} else if (options && argv[i][0] == '-' && argv[i][1] &&
 			   !hdpctl_is_digit(argv[i][1])) {
-			return usage_error(cmd, "unknown option '%s'", argv[i]);
+			err = parse_short(inv, argv[i]);
+			if (err)
+				return err;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -252,9 +291,80 @@ static int parse_args(struct invocation *inv, int argc, char **argv)
 	return 0;
 }
 
-static int status_all(struct invocation *inv, bool json)
+/*
+ * A command's JSON document: one array of the objects it prints, one
+ * object per line ("[]" if none), or indented with --pretty. The objects
+ * are gathered in memory, so that an error cannot cut the document.
+ */
+struct doc {
+	FILE *f;		/* the objects, each "{...}\n"; NULL: text */
+	char *buf;
+	size_t len;
+	bool pretty;
+};
+
+/* Where a command prints: stdout for text, the document for JSON. */
+static FILE *doc_open(struct doc *doc, const struct invocation *inv)
+{
+	memset(doc, 0, sizeof(*doc));
+	if (!(inv->given & OPTS_JSON))
+		return stdout;
+	doc->pretty = inv->given & OPT(OPT_PRETTY);
+	doc->f = open_memstream(&doc->buf, &doc->len);
+	if (!doc->f) {
+		perror("hdpctl: out of memory");
+		exit(EXIT_FAILURE);
+	}
+	return doc->f;
+}
+
+/* The objects of @doc as one array: "{..}\n{..}\n" is "[{..},\n{..}]". */
+static void doc_write(struct doc *doc, FILE *out)
+{
+	char *line = doc->len ? doc->buf : NULL, *nl;
+
+	fputc('[', out);
+	while (line && *line) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		fputs(line, out);
+		line = nl ? nl + 1 : NULL;
+		if (line && *line)
+			fputs(",\n", out);
+	}
+	fputs("]\n", out);
+}
+
+/* Print @doc's array on stdout, indented with --pretty, and free it. */
+static void doc_print(struct doc *doc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!doc->f)
+		return;
+	fclose(doc->f);
+	f = doc->pretty ? open_memstream(&text, &len) : stdout;
+	if (!f) {
+		perror("hdpctl: out of memory");
+		exit(EXIT_FAILURE);
+	}
+	doc_write(doc, f);
+	if (doc->pretty) {
+		fclose(f);
+		hdpctl_json_pretty(stdout, text);
+		free(text);
+	}
+	free(doc->buf);
+}
+
+static int status_all(struct invocation *inv)
 {
 	struct hdp_disk **disks;
+	struct doc doc;
+	FILE *out;
 	size_t i;
 	int err;
 
@@ -263,20 +373,24 @@ static int status_all(struct invocation *inv, bool json)
 		report(inv->ctx, inv->cmd->name, err);
 		return EXIT_FAILURE;
 	}
+	out = doc_open(&doc, inv);
 	for (i = 0; disks[i]; i++)
-		hdpctl_print_disk(stdout, disks[i], json);
+		hdpctl_print_disk(out, disks[i], doc.f);
 	hdp_disks_free(disks);
+	doc_print(&doc);
 	return EXIT_SUCCESS;
 }
 
 static int cmd_status(struct invocation *inv)
 {
-	bool json = inv->given & OPT(OPT_JSON);
-	struct hdp_disk *d;
 	int i, err, rc = EXIT_SUCCESS;
+	struct hdp_disk *d;
+	struct doc doc;
+	FILE *out;
 
 	if (!inv->argc)
-		return status_all(inv, json);
+		return status_all(inv);
+	out = doc_open(&doc, inv);
 	for (i = 0; i < inv->argc; i++) {
 		err = hdp_status(inv->ctx, inv->argv[i], &d);
 		if (err) {
@@ -284,28 +398,88 @@ static int cmd_status(struct invocation *inv)
 			rc = EXIT_FAILURE;
 			continue;
 		}
-		hdpctl_print_disk(stdout, d, json);
+		hdpctl_print_disk(out, d, doc.f);
 		hdp_disk_free(d);
 	}
+	doc_print(&doc);
 	return rc;
 }
 
+/* The settings the options ask for (--enable, --disable, --timeout, --method). */
+static struct hdp_settings asked_settings(const struct invocation *inv)
+{
+	struct hdp_settings s = { .size = sizeof(s) };
+
+	if (inv->given & (OPT(OPT_ENABLE) | OPT(OPT_DISABLE))) {
+		s.set |= HDP_SET_ENABLED;
+		s.enabled = inv->given & OPT(OPT_ENABLE);
+	}
+	if (inv->given & OPT(OPT_TIMEOUT)) {
+		s.set |= HDP_SET_TIMEOUT;
+		s.timeout_ms = inv->timeout_ms;
+	}
+	if (inv->given & OPT(OPT_METHOD)) {
+		s.set |= HDP_SET_METHOD;
+		s.method = inv->method;
+	}
+	return s;
+}
+
 /*
- * No rollback if a setting fails after the add: the disk stays under
- * protection, still disabled since enabling comes last, and the error
- * names it; "hdpctl remove" undoes the add.
+ * A disk already under protection: fine if it has the settings asked
+ * for (a boot script may add it twice), else an error naming each one
+ * that differs. Return: the exit status.
+ */
+static int add_again(struct invocation *inv, const char *disk,
+		     const struct hdp_settings *s)
+{
+	struct hdp_disk *d;
+	int err, conflicts = 0;
+
+	err = hdp_status(inv->ctx, disk, &d);
+	if (err) {
+		report(inv->ctx, disk, err);
+		return EXIT_FAILURE;
+	}
+	if ((s->set & HDP_SET_ENABLED) && d->enabled != s->enabled) {
+		fprintf(stderr, "hdpctl: %s: already under protection, but %s\n",
+			disk, d->enabled ? "enabled" : "disabled");
+		conflicts++;
+	}
+	if ((s->set & HDP_SET_TIMEOUT) && d->timeout_ms != s->timeout_ms) {
+		fprintf(stderr, "hdpctl: %s: already under protection, with a timeout of %u ms, not %u ms\n",
+			disk, d->timeout_ms, s->timeout_ms);
+		conflicts++;
+	}
+	if ((s->set & HDP_SET_METHOD) && d->method != s->method) {
+		fprintf(stderr, "hdpctl: %s: already under protection, with the method %s, not %s\n",
+			disk, hdp_method_name(d->method), hdp_method_name(s->method));
+		conflicts++;
+	}
+	hdp_disk_free(d);
+	if (conflicts)
+		fprintf(stderr, "hdpctl: %s: change the settings with hdpctl set, or remove it first\n",
+			disk);
+	return conflicts ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/*
+ * The settings go in one request after the add, which the kernel applies
+ * all or none, enabling last. No rollback if they fail: the disk stays
+ * under protection, disabled, and the error names it; "hdpctl remove"
+ * undoes the add.
  */
 static int cmd_add(struct invocation *inv)
 {
+	struct hdp_settings s = asked_settings(inv);
 	const char *disk = inv->argv[0];
 	int err;
 
 	err = hdp_add(inv->ctx, disk);
-	if (!err && (inv->given & OPT(OPT_TIMEOUT)))
-		err = hdp_set_timeout(inv->ctx, disk, inv->timeout_ms);
-	/* enable last: the first park already has the timeout asked for */
-	if (!err && (inv->given & OPT(OPT_ENABLE)))
-		err = hdp_set_enabled(inv->ctx, disk, true);
+	if (err == -EEXIST)
+		return add_again(inv, disk, &s);
+	if (!err && s.set)
+		err = hdp_set(inv->ctx, disk, &s);
 	if (err) {
 		report(inv->ctx, disk, err);
 		return EXIT_FAILURE;
@@ -341,27 +515,42 @@ static int cmd_disable(struct invocation *inv)
 	return done(inv, disk, hdp_set_enabled(inv->ctx, disk, false));
 }
 
+/*
+ * "set DISK KEY VALUE" and the options "--enable", "--disable",
+ * "--timeout S", "--method M", in any mix: one request, which the kernel
+ * applies all or none.
+ */
 static int cmd_set(struct invocation *inv)
 {
-	const char *disk = inv->argv[0], *key = inv->argv[1];
-	const char *val = inv->argv[2];
-	enum hdp_park_method method;
-	unsigned int ms;
+	const char *disk = inv->argv[0], *key, *val;
+	struct hdp_settings s;
 
-	if (!strcmp(key, "timeout")) {
-		if (hdpctl_parse_seconds(val, &ms))
-			return usage_error(inv->cmd, "timeout '%s': " SECONDS_RULE,
-					   val);
-		return done(inv, disk, hdp_set_timeout(inv->ctx, disk, ms));
+	if (inv->argc == 2)
+		return usage_error(inv->cmd, "setting '%s' without a value", inv->argv[1]);
+	if ((inv->given & OPT(OPT_ENABLE)) && (inv->given & OPT(OPT_DISABLE)))
+		return usage_error(inv->cmd, "--enable and --disable together");
+	if (inv->argc == 3) {
+		key = inv->argv[1];
+		val = inv->argv[2];
+		if (!strcmp(key, "timeout")) {
+			if (inv->given & OPT(OPT_TIMEOUT))
+				return usage_error(inv->cmd, "timeout given twice");
+			if (set_option(inv, OPT_TIMEOUT, val))
+				return EXIT_USAGE;
+		} else if (!strcmp(key, "method")) {
+			if (inv->given & OPT(OPT_METHOD))
+				return usage_error(inv->cmd, "method given twice");
+			if (set_option(inv, OPT_METHOD, val))
+				return EXIT_USAGE;
+		} else {
+			return usage_error(inv->cmd, "unknown setting '%s' (timeout or method)",
+					   key);
+		}
 	}
-	if (!strcmp(key, "method")) {
-		if (hdp_method_from_name(val, &method))
-			return usage_error(inv->cmd, "method '%s': not auto, unload or standby",
-					   val);
-		return done(inv, disk, hdp_set_method(inv->ctx, disk, method));
-	}
-	return usage_error(inv->cmd, "unknown setting '%s' (timeout or method)",
-			   key);
+	s = asked_settings(inv);
+	if (!s.set)
+		return usage_error(inv->cmd, "nothing to set");
+	return done(inv, disk, hdp_set(inv->ctx, disk, &s));
 }
 
 /*
@@ -373,6 +562,8 @@ static int cmd_set(struct invocation *inv)
 static int cmd_park(struct invocation *inv)
 {
 	struct hdp_outcome **out;
+	struct doc doc;
+	FILE *f;
 	size_t i;
 	int err, rc = EXIT_SUCCESS;
 
@@ -383,14 +574,15 @@ static int cmd_park(struct invocation *inv)
 		       err);
 		return EXIT_FAILURE;
 	}
+	f = doc_open(&doc, inv);
 	for (i = 0; out[i]; i++) {
-		hdpctl_print_outcome(stdout, out[i],
-				     inv->given & OPT(OPT_JSON));
+		hdpctl_print_outcome(f, out[i], doc.f);
 		/* I/O is held, but the heads may be over the platters */
 		if (out[i]->result)
 			rc = EXIT_FAILURE;
 	}
 	hdp_outcomes_free(out);
+	doc_print(&doc);
 	return rc;
 }
 
@@ -409,6 +601,8 @@ static int cmd_unpark(struct invocation *inv)
 
 struct monitor {
 	bool json;
+	bool pretty;			/* --pretty: indented JSON */
+	bool timestamp;			/* -t: the time of each event */
 	unsigned long long count;	/* events to print, 0: no end */
 	unsigned long long seen;
 	bool stop;
@@ -422,11 +616,40 @@ struct monitor {
 static int on_event(const struct hdp_monitor_event *ev, void *data)
 {
 	struct monitor *mon = data;
+	char stamp[64], *text = NULL, *joined = NULL;
+	const char *obj;
+	size_t len = 0;
+	FILE *f;
 
-	if (mon->json)
-		hdpctl_print_event_json(stdout, ev);
-	else
+	if (mon->timestamp)
+		hdpctl_timestamp(stamp, sizeof(stamp), ev->time_ns);
+	if (!mon->json) {
+		if (mon->timestamp)
+			printf("%s ", stamp);
 		hdpctl_print_event_text(stdout, ev);
+	} else if (!mon->timestamp && !mon->pretty) {
+		hdpctl_print_event_json(stdout, ev);
+	} else {
+		/* The object, with the time of the change first, maybe indented. */
+		f = open_memstream(&text, &len);
+		if (!f) {
+			mon->failed = mon->stop = true;
+			return 1;
+		}
+		hdpctl_print_event_json(f, ev);
+		fclose(f);
+		obj = text;
+		if (mon->timestamp &&
+		    asprintf(&joined, "{\"timestamp\":\"%s\",\"time_ns\":%llu,%s", stamp,
+			     (unsigned long long)ev->time_ns, text + 1) > 0)
+			obj = joined;
+		if (mon->pretty)
+			hdpctl_json_pretty(stdout, obj);
+		else
+			fputs(obj, stdout);
+		free(joined);
+		free(text);
+	}
 	if (fflush(stdout)) {
 		mon->failed = true;
 		mon->stop = true;
@@ -499,7 +722,9 @@ static int monitor_loop(struct invocation *inv, struct monitor *mon,
 static int cmd_monitor(struct invocation *inv)
 {
 	struct monitor mon = {
-		.json = inv->given & OPT(OPT_JSON),
+		.json = inv->given & OPTS_JSON,
+		.pretty = inv->given & OPT(OPT_PRETTY),
+		.timestamp = inv->given & OPT(OPT_TIMESTAMP),
 		.count = inv->given & OPT(OPT_COUNT) ? inv->count : 0,
 	};
 	int fd, sfd, rc;
@@ -525,22 +750,26 @@ static int cmd_help(struct invocation *inv);
 
 static const struct cmd cmds[] = {
 	{
-		.name = "status", .args = "[DISK...] [--json]",
-		.opts = OPT(OPT_JSON), .min_args = 0, .max_args = -1,
+		.name = "status", .args = "[DISK...] [-j|--json] [-p|--pretty]",
+		.opts = OPTS_JSON, .min_args = 0, .max_args = -1,
 		.handler = cmd_status,
 		.help = "Show the protection state of disks.\n"
 			"Without DISK, every disk under protection; one line per disk.\n"
-			"  --json    one JSON object per line\n",
+			"  -j, --json    one JSON array, one disk's object per line\n"
+			"  -p, --pretty  the same, indented\n",
 	},
 	{
-		.name = "add", .args = "DISK [--timeout S] [--enable]",
-		.opts = OPT(OPT_TIMEOUT) | OPT(OPT_ENABLE),
+		.name = "add", .args = "DISK [--timeout S] [--method M] [--enable]",
+		.opts = OPT(OPT_TIMEOUT) | OPT(OPT_METHOD) | OPT(OPT_ENABLE),
 		.min_args = 1, .max_args = 1,
 		.handler = cmd_add,
 		.help = "Put a disk under protection.\n"
 			"DISK is a name from /sys/block. It starts disabled, with the default\n"
-			"timeout (5 s) and method (auto).\n"
+			"timeout (5 s) and method (auto). A disk already under protection with\n"
+			"the settings asked for is no error (for boot scripts); one with other\n"
+			"settings is.\n"
 			"  --timeout S  the length of a park that names none\n"
+			"  --method M   auto, unload or standby\n"
 			"  --enable     enable protection too\n",
 	},
 	{
@@ -564,18 +793,21 @@ static const struct cmd cmds[] = {
 			"A parked disk is unparked now.\n",
 	},
 	{
-		.name = "set", .args = "DISK timeout S | DISK method auto|unload|standby",
-		.min_args = 3, .max_args = 3,
+		.name = "set",
+		.args = "DISK [--enable|--disable] [--timeout S] [--method M] | DISK timeout S | DISK method M",
+		.opts = OPT(OPT_ENABLE) | OPT(OPT_DISABLE) | OPT(OPT_TIMEOUT) | OPT(OPT_METHOD),
+		.min_args = 1, .max_args = 3,
 		.handler = cmd_set,
-		.help = "Change a setting of a disk under protection.\n"
-			"  timeout S  the length of a park that names none\n"
-			"  method M   auto: unload if the device can, else standby;\n"
-			"             unload: unload the heads, keep spinning;\n"
-			"             standby: spin down\n",
+		.help = "Change settings of a disk under protection, in one request: all or none.\n"
+			"  --enable, --disable  allow parks, or not (a parked disk unparks)\n"
+			"  --timeout S, timeout S  the length of a park that names none\n"
+			"  --method M, method M    auto: unload if the device can, else standby;\n"
+			"                          unload: unload the heads, keep spinning;\n"
+			"                          standby: spin down\n",
 	},
 	{
-		.name = "park", .args = "[DISK...] [--for S] [--json]",
-		.opts = OPT(OPT_FOR) | OPT(OPT_JSON),
+		.name = "park", .args = "[DISK...] [--for S] [-j|--json] [-p|--pretty]",
+		.opts = OPT(OPT_FOR) | OPTS_JSON,
 		.min_args = 0, .max_args = -1,
 		.handler = cmd_park,
 		.help = "Park disks: unload the heads (or spin down) and hold their I/O.\n"
@@ -583,8 +815,9 @@ static const struct cmd cmds[] = {
 			"disk's park is renewed: it ends S from now. Waits up to 10 s for the\n"
 			"devices' answers, then prints one line per disk parked; exits 1 if a\n"
 			"device did not confirm, or had not answered.\n"
-			"  --for S   the length of the park (default: each disk's timeout)\n"
-			"  --json    one JSON object per line\n",
+			"  --for S       the length of the park (default: each disk's timeout)\n"
+			"  -j, --json    one JSON array, one disk's object per line\n"
+			"  -p, --pretty  the same, indented\n",
 	},
 	{
 		.name = "unpark", .args = "[DISK...]",
@@ -594,14 +827,17 @@ static const struct cmd cmds[] = {
 			"Without DISK, every parked disk.\n",
 	},
 	{
-		.name = "monitor", .args = "[--json] [--count N]",
-		.opts = OPT(OPT_JSON) | OPT(OPT_COUNT),
+		.name = "monitor", .args = "[-j|--json] [-p|--pretty] [-t|--timestamp] [--count N]",
+		.opts = OPTS_JSON | OPT(OPT_TIMESTAMP) | OPT(OPT_COUNT),
 		.min_args = 0, .max_args = 0,
 		.handler = cmd_monitor,
 		.help = "Print the kernel's protection events as they happen.\n"
 			"One line per event, until interrupted.\n"
-			"  --json     one JSON object per line\n"
-			"  --count N  stop after N events (losses included)\n",
+			"  -j, --json       one JSON object per line\n"
+			"  -p, --pretty     one JSON object per event, indented\n"
+			"  -t, --timestamp  the time of each event first (its \"timestamp\"\n"
+			"                   and \"time_ns\" in JSON)\n"
+			"  --count N        stop after N events (losses included)\n",
 	},
 	{
 		.name = "help", .args = "[COMMAND]",
@@ -639,7 +875,8 @@ static void print_usage(void)
 {
 	size_t i;
 
-	fputs("Usage: hdpctl COMMAND [ARGUMENT...] [OPTION...]\n"
+	fputs("Usage: hdpctl [-j|--json] [-p|--pretty] COMMAND [ARGUMENT...] [OPTION...]\n"
+	      "       hdpctl -V|--version\n"
 	      "Control and watch hard-disk active protection (hdprotect).\n\n"
 	      "Commands:\n", stdout);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
@@ -648,10 +885,11 @@ static void print_usage(void)
 		printf("\n\t%.*s\n", (int)strcspn(cmds[i].help, "\n"),
 		       cmds[i].help);
 	}
-	fputs("\nOptions go anywhere after the command; '--opt=value' and\n"
-	      "'--opt value' are the same. S is seconds, from 0.001 (the kernel allows up to 30),\n"
-	      "with up to 3 decimals (5, 0.5, 2.25). Exit status: 0 success,\n"
-	      "1 failure, 2 usage error. 'hdpctl COMMAND --help' tells more.\n", stdout);
+	fputs("\nOptions go anywhere after the command; -j and -p also before it, for\n"
+	      "the commands that print JSON. '--opt=value' and '--opt value' are the\n"
+	      "same. S is seconds, from 0.001 (the kernel allows up to 30), with up to\n"
+	      "3 decimals (5, 0.5, 2.25). Exit status: 0 success, 1 failure, 2 usage\n"
+	      "error. 'hdpctl COMMAND --help' tells more.\n", stdout);
 }
 
 static int cmd_help(struct invocation *inv)
@@ -679,31 +917,61 @@ static int close_stdout(int rc)
 	return rc;
 }
 
+/*
+ * The options before the command: -j/--json and -p/--pretty for the
+ * commands that print JSON (as "ip -j"), -V/--version, -h/--help.
+ * Return: the index of the command in argv, or -1 once handled (*rc).
+ */
+static int global_options(int argc, char **argv, unsigned int *given, int *rc)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			*given |= OPT(OPT_JSON);
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+			*given |= OPT(OPT_PRETTY);
+		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			printf("hdpctl %s (libhdp, ABI LIBHDP_1)\n", HDPCTL_VERSION);
+			*rc = close_stdout(EXIT_SUCCESS);
+			return -1;
+		} else if (is_help(argv[i])) {
+			print_usage();
+			*rc = close_stdout(EXIT_SUCCESS);
+			return -1;
+		} else {
+			*rc = usage_error(NULL, "unknown option '%s'", argv[i]);
+			return -1;
+		}
+	}
+	if (i == argc) {
+		*rc = usage_error(NULL, "missing command");
+		return -1;
+	}
+	return i;
+}
+
 int main(int argc, char **argv)
 {
 	struct invocation inv = { 0 };
-	int err, rc;
+	unsigned int global = 0;
+	int err, rc = 0, c;
 
-	if (argc < 2)
-		return usage_error(NULL, "missing command");
-	if (is_help(argv[1])) {
-		print_usage();
-		return close_stdout(EXIT_SUCCESS);
-	}
-	inv.cmd = find_cmd(argv[1]);
-	if (!inv.cmd) {
-		if (argv[1][0] == '-')
-			return usage_error(NULL, "unknown option '%s' (options go after the command)",
-					   argv[1]);
-		return usage_error(NULL, "unknown command '%s'", argv[1]);
-	}
-	if (wants_help(argc - 2, argv + 2)) {
+	c = global_options(argc, argv, &global, &rc);
+	if (c < 0)
+		return rc;
+	inv.cmd = find_cmd(argv[c]);
+	if (!inv.cmd)
+		return usage_error(NULL, "unknown command '%s'", argv[c]);
+	if (wants_help(argc - c - 1, argv + c + 1)) {
 		print_cmd_help(inv.cmd);
 		return close_stdout(EXIT_SUCCESS);
 	}
-	rc = parse_args(&inv, argc - 2, argv + 2);
+	rc = parse_args(&inv, argc - c - 1, argv + c + 1);
 	if (rc)
 		return rc;
+	/* -j and -p before the command, for a command that prints JSON */
+	inv.given |= global & inv.cmd->opts;
 
 	err = hdp_new(&inv.ctx);
 	if (err) {

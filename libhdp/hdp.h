@@ -31,7 +31,8 @@
  * step through an array of them; a list is an array of pointers, NULL
  * after the last. Free what the library allocated with the free function
  * it names. Copying one by value is safe: the copy holds the members the
- * caller was built with.
+ * caller was built with. The one structure a caller fills, struct
+ * hdp_settings, carries its size, which the library honours.
  */
 #ifndef HDP_H
 #define HDP_H
@@ -292,6 +293,49 @@ int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
  */
 int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 		   enum hdp_park_method method);
+
+/* Which members of struct hdp_settings hdp_set() applies. */
+#define HDP_SET_ENABLED		(1u << 0)
+#define HDP_SET_TIMEOUT		(1u << 1)
+#define HDP_SET_METHOD		(1u << 2)
+
+/**
+ * struct hdp_settings - settings of a disk, for hdp_set()
+ * @size: sizeof(struct hdp_settings) as the caller was built: the library
+ *	reads no member past it, and a later version may add members at
+ *	the end (which must then be 0 for a library that does not know
+ *	them), as statx() and clone3() do
+ * @set: the members to apply, HDP_SET_ENABLED, HDP_SET_TIMEOUT,
+ *	HDP_SET_METHOD
+ * @enabled: allow parks; false unparks a parked disk
+ * @timeout_ms: the length of a park that names none
+ * @method: how the disk parks
+ */
+struct hdp_settings {
+	size_t size;
+	unsigned int set;
+	bool enabled;
+	unsigned int timeout_ms;
+	enum hdp_park_method method;
+};
+
+/**
+ * hdp_set() - change several settings of a disk in one request
+ * @ctx: the context
+ * @disk: the disk
+ * @settings: the settings, with @settings->size set
+ *
+ * The kernel checks every value before it changes any, and applies the
+ * method first (the one value a device can refuse), then the timeout,
+ * then enabled: a failed request changes nothing, and a disk enabled by
+ * it parks with the method and timeout asked for.
+ * Return: 0; -EINVAL if @settings names nothing, or a member unknown
+ * (@set bits, @size too small); -E2BIG if members this library does not
+ * know are not 0; as hdp_set_enabled(), hdp_set_timeout() and
+ * hdp_set_method().
+ */
+int hdp_set(struct hdp_ctx *ctx, const char *disk,
+	    const struct hdp_settings *settings);
 
 /**
  * hdp_park_disks() - park several disks, or every enabled disk, at once

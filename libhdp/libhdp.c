@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,42 +428,88 @@ static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
 	return *msg ? 0 : -ENOMEM;
 }
 
-/* SET of one u32 attribute. */
-static int set_attr(struct hdp_ctx *ctx, const char *disk, int type,
-		    unsigned int value)
+/* The first version of struct hdp_settings ends after its method. */
+#define HDP_SETTINGS_SIZE_1	(offsetof(struct hdp_settings, method) + \
+				 sizeof(enum hdp_park_method))
+#define HDP_SET_ALL		(HDP_SET_ENABLED | HDP_SET_TIMEOUT | HDP_SET_METHOD)
+
+/*
+ * The caller's settings as this library knows them: members past the
+ * caller's size are 0 (unset), members past the library's must be 0.
+ */
+static int copy_settings(struct hdp_settings *c, const struct hdp_settings *s)
 {
+	const unsigned char *tail;
+	size_t i;
+
+	if (!s || s->size < HDP_SETTINGS_SIZE_1)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	memcpy(c, s, s->size < sizeof(*c) ? s->size : sizeof(*c));
+	tail = (const unsigned char *)s;
+	for (i = sizeof(*c); i < s->size; i++)
+		if (tail[i])
+			return -E2BIG;
+	if (!c->set || (c->set & ~HDP_SET_ALL))
+		return -EINVAL;
+	return 0;
+}
+
+HDP_EXPORT int hdp_set(struct hdp_ctx *ctx, const char *disk,
+		       const struct hdp_settings *settings)
+{
+	struct hdp_settings c;
 	struct nl_msg *msg;
 	int err;
 
 	if (!disk)
 		return -EINVAL;
+	err = copy_settings(&c, settings);
+	if (err)
+		return err;
 	err = prepare(ctx, HDPROTECT_CMD_SET, 0, disk, &msg);
 	if (err)
 		return err;
-	if (nla_put_u32(msg, type, value) < 0) {
+	if (((c.set & HDP_SET_ENABLED) &&
+	     nla_put_u32(msg, HDPROTECT_A_ENABLED, c.enabled) < 0) ||
+	    ((c.set & HDP_SET_TIMEOUT) &&
+	     nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, c.timeout_ms) < 0) ||
+	    ((c.set & HDP_SET_METHOD) &&
+	     nla_put_u32(msg, HDPROTECT_A_METHOD, (unsigned int)c.method) < 0)) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
 	return transact(ctx, msg, NULL, NULL, NULL);
 }
 
+/* SET of one setting. */
+static int set_one(struct hdp_ctx *ctx, const char *disk,
+		   struct hdp_settings s)
+{
+	s.size = sizeof(s);
+	return hdp_set(ctx, disk, &s);
+}
+
 HDP_EXPORT int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk,
 			       bool enabled)
 {
-	return set_attr(ctx, disk, HDPROTECT_A_ENABLED, enabled);
+	return set_one(ctx, disk, (struct hdp_settings){
+		.set = HDP_SET_ENABLED, .enabled = enabled });
 }
 
 /* The kernel checks the values, and its message says what it allows. */
 HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
 			       unsigned int ms)
 {
-	return set_attr(ctx, disk, HDPROTECT_A_TIMEOUT_MS, ms);
+	return set_one(ctx, disk, (struct hdp_settings){
+		.set = HDP_SET_TIMEOUT, .timeout_ms = ms });
 }
 
 HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 			      enum hdp_park_method method)
 {
-	return set_attr(ctx, disk, HDPROTECT_A_METHOD, (unsigned int)method);
+	return set_one(ctx, disk, (struct hdp_settings){
+		.set = HDP_SET_METHOD, .method = method });
 }
 
 /* The outcomes of a PARK reply, handed to the caller. */

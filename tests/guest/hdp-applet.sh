@@ -48,9 +48,10 @@ stop_applet() {
 	expect_eq "$1" "$?" 0
 }
 
-# The keys of the applet's view, from hdpctl's status lines, sorted.
+# The keys of the applet's view, from hdpctl's status lines (one disk's
+# object per line of its JSON array), sorted.
 project() {
-	awk '{
+	awk '/"disk":/ {
 		n = split("disk state enabled timeout_ms method parks failures last_result", k, " ")
 		out = "{"
 		for (i = 1; i <= n; i++) {

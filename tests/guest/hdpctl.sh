@@ -1,9 +1,11 @@
 # hdpctl against the real kernel: every command, its output and exit
 # status; park of every disk returns with the outcome per disk once the
 # devices answered; errors name the disk and the cause (missing disk,
-# disabled disk, plain user, bad number); `hdpctl monitor --json`, as a
-# plain user, sees the parks made through configfs, netlink and
-# unload_heads.
+# disabled disk, plain user, bad number, a value the kernel refuses);
+# JSON documents (-j before or after the command, -p), several settings
+# in one request, an add that finds the disk added already; `hdpctl
+# monitor --json`, as a plain user, sees the parks made through configfs,
+# netlink and unload_heads, and `monitor -t` stamps each event.
 . ./lib.sh
 
 modprobe hdprotect || { not_ok hdpctl "modprobe hdprotect failed"; exit 1; }
@@ -39,6 +41,11 @@ json() {
 
 run status-of-nothing 0 hdpctl status
 expect_eq status-of-nothing-prints-nothing "$(cat /tmp/o)" ""
+run status-json-of-nothing 0 hdpctl status --json
+expect_eq status-json-of-nothing-is-an-empty-array "$(cat /tmp/o)" "[]"
+run version 0 hdpctl --version
+has version-names-tool-and-abi /tmp/o "hdpctl 1." "LIBHDP_1"
+run version-short 0 hdpctl -V
 run park-all-of-nothing-fails 1 hdpctl park
 has park-all-of-nothing-says-enable-one /tmp/e "hdpctl: park:" "hdpctl enable DISK" \
 	"Error: no disk has protection enabled."
@@ -46,8 +53,14 @@ expect_eq park-all-of-nothing-kernel-first "$(head -n 1 /tmp/e)" "Error: no disk
 
 run add 0 hdpctl add nbc --timeout 7 --enable
 expect_eq add-sets-timeout-and-enable "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 auto"
-run add-again-fails 1 hdpctl add nbc
-has add-again-names-disk-and-cause /tmp/e "nbc:" "already under protection"
+# Adding again: no error with the settings it has (a boot script may run
+# twice), an error naming each setting that differs.
+run add-again-same-settings 0 hdpctl add nbc --timeout 7 --enable
+run add-again-nothing-asked 0 hdpctl add nbc
+run add-again-other-settings-fails 1 hdpctl add nbc --timeout 8 --method standby
+has add-again-names-disk-and-conflicts /tmp/e "nbc: already under protection, with a timeout of 7000 ms, not 8000 ms" \
+	"with the method auto, not standby" "hdpctl set"
+expect_eq add-again-changes-nothing "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 auto"
 
 run status-one 0 hdpctl status nbc
 has status-one-line /tmp/o "nbc: idle, enabled, timeout 7000 ms, method auto (unload standby), parks 0, failures 0"
@@ -55,11 +68,30 @@ run status-json 0 hdpctl status --json
 expect_eq status-json-one-line-per-disk "$(wc -l </tmp/o)" 1
 expect_eq status-json-fields "$(json /tmp/o nbc state) $(json /tmp/o nbc enabled) $(json /tmp/o nbc timeout_ms) $(json /tmp/o nbc method) $(json /tmp/o nbc devt)" \
 	"\"idle\" true 7000 \"auto\" \"$(cat /sys/block/nbc/dev)\""
+case $(cat /tmp/o) in
+'[{"disk":"nbc",'*'}]') ok status-json-is-one-array ;;
+*) not_ok status-json-is-one-array "$(cat /tmp/o)" ;;
+esac
+run status-json-global 0 hdpctl -j status nbc
+expect_eq status-json-global-is-the-same "$(hdpctl status nbc --json | sed 's/"remaining_ms":[0-9]*//')" \
+	"$(sed 's/"remaining_ms":[0-9]*//' /tmp/o)"
+run status-pretty 0 hdpctl status -p
+expect_eq status-pretty-indents "$(sed -n '1p;2p;3p' /tmp/o | tr '\n' '|')" '[|  {|    "disk": "nbc",|'
+expect_eq status-pretty-ends "$(tail -n 2 /tmp/o | tr '\n' '|')" '  }|]|'
 
 run set-timeout 0 hdpctl set nbc timeout 3
 run set-method 0 hdpctl set nbc method standby
 expect_eq set-shows-in-configfs "$(cat $H/timeout) $(cat $H/method)" "3 standby"
 run set-method-back 0 hdpctl set nbc method auto
+# Several settings in one request, all or none.
+run set-several 0 hdpctl set nbc --disable --timeout 4 --method standby
+expect_eq set-several-shows-in-configfs "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "0 4 standby"
+run set-several-refused 1 hdpctl set nbc --enable --timeout 31 --method auto
+expect_eq set-several-refused-changes-nothing "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "0 4 standby"
+run set-nothing 2 hdpctl set nbc
+run set-enable-and-disable 2 hdpctl set nbc --enable --disable
+run set-several-back 0 hdpctl set nbc --enable --timeout 3 method auto
+expect_eq set-several-back-shows "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 3 auto"
 run disable 0 hdpctl disable nbc
 expect_eq disable-shows-in-configfs "$(cat $H/enable)" 0
 
@@ -110,6 +142,7 @@ for d in ahci0 ahci1 piix0; do
 done
 run park-all 0 hdpctl park --for 30 --json
 expect_eq park-all-one-outcome-per-disk "$(wc -l </tmp/o)" 4
+expect_eq park-all-json-is-one-array "$(head -c 1 /tmp/o)$(tail -c 2 /tmp/o | head -c 1)" "[]"
 for n in $disks; do
 	st=$(cat /config/hdprotect/$n/state)
 	res=$(json /tmp/o "$n" result)
@@ -147,6 +180,8 @@ run unpark-two 0 hdpctl unpark "$2" "$3"
 # unload_heads. It is ready once it saw a change made to wake it.
 sda=$(disk ahci0)
 su user -c "hdpctl monitor --json" >/tmp/mon.out 2>/tmp/mon.err &
+hdpctl monitor -t >/tmp/mon-t.out 2>&1 &
+tpid=$!
 mpid=$!
 t0=$(uptime_ms)
 i=0
@@ -180,6 +215,14 @@ echo -2 >/sys/block/$sda/device/unload_heads
 kill $(pidof hdpctl)
 wait $mpid
 expect_eq monitor-exits-0-on-sigterm "$?" 0
+wait $tpid
+# -t: each line starts with the wall-clock time of the change
+if grep -q '^20[0-9-]*T[0-9:.]*[-+][0-9]\{4\} \[seq [0-9]*\] nbc: parked' /tmp/mon-t.out &&
+	! grep -qv '^20[0-9-]*T' /tmp/mon-t.out; then
+	ok monitor-timestamps-each-event
+else
+	not_ok monitor-timestamps-each-event "$(head -n 3 /tmp/mon-t.out)"
+fi
 grep '"event":"parked"' /tmp/mon.out >/tmp/mon.parked
 expect_eq monitor-sees-configfs-and-netlink-parks "$(grep -c '"disk":"nbc"' /tmp/mon.parked)" 2
 has monitor-sees-configfs-park-length /tmp/mon.parked '"park_ms":1000'

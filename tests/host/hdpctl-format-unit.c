@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/sysmacros.h>
 
 #include <hdp.h>
@@ -600,6 +601,44 @@ static void test_escaping(void)
 
 #define UNTOUCHED	12345
 
+/* The pretty printer indents; strings, escapes and empty containers stay. */
+static void test_json_pretty(void)
+{
+	struct capture c;
+
+	hdpctl_json_pretty(capture_start(&c), "[{\"a\":1,\"b\":[\"x,{\\\"y\\\":]\"]},\n{\"c\":{},\"d\":[]}]");
+	capture_check(&c, "json-pretty-indents-and-keeps-strings",
+		      "[\n  {\n    \"a\": 1,\n    \"b\": [\n      \"x,{\\\"y\\\":]\"\n    ]\n  },\n"
+		      "  {\n    \"c\": {},\n    \"d\": []\n  }\n]\n");
+	hdpctl_json_pretty(capture_start(&c), "[]");
+	capture_check(&c, "json-pretty-empty-array", "[]\n");
+}
+
+/* A timestamp: ISO 8601 with microseconds and the zone's offset. */
+static void test_timestamp(void)
+{
+	struct timespec now;
+	char a[64], b[64];
+	unsigned int y, mo, d, h, mi, s, us, z;
+	char sign;
+
+	hdpctl_timestamp(a, sizeof(a), 0);
+	result(sscanf(a, "%4u-%2u-%2uT%2u:%2u:%2u.%6u%c%4u", &y, &mo, &d, &h, &mi, &s, &us,
+		      &sign, &z) == 9 && strlen(a) == 31 && (sign == '+' || sign == '-'),
+	       "timestamp-is-iso-8601-with-microseconds", "got '%s'", a);
+	/* an event 2 s ago is stamped 2 s before now (within 10 ms) */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	hdpctl_timestamp(b, sizeof(b), (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec -
+				       2000000000ull);
+	hdpctl_timestamp(a, sizeof(a), 0);
+	result(sscanf(a + 11, "%2u:%2u:%2u.%6u", &h, &mi, &s, &us) == 4 &&
+	       sscanf(b + 11, "%2u:%2u:%2u.%6u", &y, &mo, &d, &z) == 4 &&
+	       llabs(((long long)(h * 3600 + mi * 60 + s) * 1000000 + us -
+		      ((long long)(y * 3600 + mo * 60 + d) * 1000000 + z) + 86400000000ll) %
+		     86400000000ll - 2000000) < 10000,
+	       "timestamp-of-an-event-is-its-own-time", "now '%s', event '%s'", a, b);
+}
+
 static void test_parse_seconds(void)
 {
 	static const struct {
@@ -679,6 +718,8 @@ int main(void)
 	test_event_text();
 	test_event_json();
 	test_escaping();
+	test_json_pretty();
+	test_timestamp();
 	test_parse_seconds();
 	test_parse_count();
 	return failed;

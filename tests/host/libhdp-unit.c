@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +518,43 @@ static void test_answer_message(void)
 	       o.method == HDP_PARK_UNLOAD && o.complete_ns == 7301000,
 	       "answer-decoded-event-message", "err %d result %d", err, o.result);
 	nlmsg_free(msg);
+}
+
+/*
+ * hdp_set() honours the caller's size: too small or naming nothing is
+ * -EINVAL, unknown members not 0 are -E2BIG, and a larger structure with
+ * zeroes past what the library knows goes on to the kernel (which this
+ * machine's lacks: -EPROTONOSUPPORT).
+ */
+static void test_set_settings(void)
+{
+	struct {
+		struct hdp_settings s;
+		uint64_t newer;
+	} big = { .s = { .size = sizeof(big), .set = HDP_SET_TIMEOUT, .timeout_ms = 5 } };
+	struct hdp_settings s = { .size = sizeof(s), .set = HDP_SET_ENABLED };
+	struct hdp_ctx *ctx;
+	int e1, e2, e3, e4, e5, e6;
+
+	if (hdp_new(&ctx))
+		return;
+	s.size = offsetof(struct hdp_settings, method);
+	e1 = hdp_set(ctx, "sda", &s);
+	s.size = sizeof(s);
+	s.set = 0;
+	e2 = hdp_set(ctx, "sda", &s);
+	s.set = 1u << 7;
+	e3 = hdp_set(ctx, "sda", &s);
+	big.newer = 1;
+	e4 = hdp_set(ctx, "sda", &big.s);
+	big.newer = 0;
+	e5 = hdp_set(ctx, "sda", &big.s);
+	e6 = hdp_set(ctx, "sda", NULL);
+	result(e1 == -EINVAL && e2 == -EINVAL && e3 == -EINVAL && e4 == -E2BIG &&
+	       (e5 == -EPROTONOSUPPORT || e5 == -ENOENT) && e6 == -EINVAL,
+	       "set-honours-the-settings-size", "small %d, nothing %d, unknown bit %d, "
+	       "newer member %d, newer zero %d, NULL %d", e1, e2, e3, e4, e5, e6);
+	hdp_free(ctx);
 }
 
 /* A park's arguments are checked, every disk's name, before anything is sent. */
@@ -1217,6 +1255,7 @@ int main(void)
 	test_answers_from_state();
 	test_answer_message();
 	test_park_arguments();
+	test_set_settings();
 	test_extack();
 	test_request_disk();
 	test_request_attr();
