@@ -1036,10 +1036,20 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 		return fd;
 	ctx->mon_family = 0;
 	ctx->mon_gone_pending = false;
-	/* The request socket looks the groups up; nlctrl is always there. */
+	/*
+	 * The request socket looks the groups up; nlctrl is always there.
+	 * The family's id is looked up afresh: a monitor opened again after
+	 * the module came back must not listen for the old one.
+	 */
 	err = connect_ctx(ctx);
-	if (err == -EPROTONOSUPPORT && ctx->sk)
+	if (!err)
+		err = refamily(ctx);
+	if (err > 0)
 		err = 0;
+	if (err == -EPROTONOSUPPORT && ctx->sk) {
+		err = 0;
+		ctx->family = 0;
+	}
 	if (!err)
 		err = monitor_join(ctx, HDP_NLCTRL, HDP_NLCTRL_NOTIFY);
 	if (!err && ctx->family) {
