@@ -36,11 +36,11 @@ bool hdpctl_is_digit(char c)
  * than with strtod(), so that signs, spaces, hex, exponents and rounding
  * never slip through: the result is exact milliseconds, at least 1 (0
  * would mean "the disk's own timeout" to a park). The upper limit is the
- * kernel's to check and to say (HDP_TIMEOUT_MAX_MS today).
+ * kernel's to check and to say (30000 ms today).
  */
 int hdpctl_parse_seconds(const char *s, unsigned int *ms)
 {
-	unsigned long v = 0;
+	uint64_t v = 0;
 	int decimals = -1;	/* -1 until the dot */
 
 	if (!hdpctl_is_digit(*s))
@@ -65,7 +65,7 @@ int hdpctl_parse_seconds(const char *s, unsigned int *ms)
 		v *= 10;
 	if (v < 1 || v > UINT_MAX)
 		return -ERANGE;
-	*ms = v;
+	*ms = (unsigned int)v;
 	return 0;
 }
 

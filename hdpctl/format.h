@@ -21,7 +21,7 @@ bool hdpctl_is_digit(char c);
  * hdpctl_parse_seconds() - a length in seconds, as a user types it
  * @s: "3", "2.5", "0.001": digits, and at most 3 decimals after a dot
  * @ms: where to store it, in milliseconds, 1 or more (the kernel
- *	refuses more than HDP_TIMEOUT_MAX_MS, and says so)
+ *	refuses more than its limit, 30000 ms today, and says so)
  *
  * Signs, spaces, hex, exponents, a dot without digits on both sides and
  * any rounding are refused; @ms is untouched then.

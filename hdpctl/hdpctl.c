@@ -125,33 +125,49 @@ usage_error(const struct cmd *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* What hdpctl command helps after an error, or NULL. */
-static const char *hint(int err)
+/*
+ * What helps after an error, into @buf, or "" if nothing does: the
+ * hdpctl command for a disk @disk (NULL: a request of every disk) that
+ * the command @cmd failed on.
+ */
+static void hint(char *buf, size_t len, const char *cmd, const char *disk,
+		 int err)
 {
+	buf[0] = '\0';
 	switch (err) {
 	case -ENOENT:
-		return "hdpctl add DISK";
+		if (disk)
+			snprintf(buf, len, "hdpctl add %s", disk);
+		break;
 	case -EPERM:
+		if (geteuid())
+			snprintf(buf, len, "run it as root");
+		else if (!strcmp(cmd, "park"))
+			snprintf(buf, len, "hdpctl enable %s", disk ? disk : "DISK");
+		break;
 	case -ENODEV:
-		return "hdpctl enable DISK";
-	default:
-		return NULL;
+		if (!disk && !strcmp(cmd, "park"))
+			snprintf(buf, len, "hdpctl enable DISK");
+		break;
 	}
 }
 
 /*
  * A failed request: the kernel's own words first, when it gave any, as
  * iproute2's "Error: ..."; then the disk (or, with no disk, the command),
- * what the error means, and the command that helps.
+ * what the error means, and what helps.
  */
-static void report(struct hdp_ctx *ctx, const char *what, int err)
+static void report(const struct invocation *inv, const char *what, int err)
 {
-	const char *kmsg = hdp_kernel_message(ctx), *h = hint(err);
+	const char *kmsg = hdp_kernel_message(inv->ctx);
+	const char *disk = strcmp(what, inv->cmd->name) ? what : NULL;
+	char h[64];
 
+	hint(h, sizeof(h), inv->cmd->name, disk, err);
 	if (kmsg)
 		fprintf(stderr, "Error: %s.\n", kmsg);
 	fprintf(stderr, "hdpctl: %s: %s", what, hdp_strerror(err));
-	if (h)
+	if (h[0])
 		fprintf(stderr, " (%s)", h);
 	fputc('\n', stderr);
 }
@@ -370,7 +386,7 @@ static int status_all(struct invocation *inv)
 
 	err = hdp_list(inv->ctx, &disks, NULL);
 	if (err) {
-		report(inv->ctx, inv->cmd->name, err);
+		report(inv, inv->cmd->name, err);
 		return EXIT_FAILURE;
 	}
 	out = doc_open(&doc, inv);
@@ -394,7 +410,7 @@ static int cmd_status(struct invocation *inv)
 	for (i = 0; i < inv->argc; i++) {
 		err = hdp_status(inv->ctx, inv->argv[i], &d);
 		if (err) {
-			report(inv->ctx, inv->argv[i], err);
+			report(inv, inv->argv[i], err);
 			rc = EXIT_FAILURE;
 			continue;
 		}
@@ -438,7 +454,7 @@ static int add_again(struct invocation *inv, const char *disk,
 
 	err = hdp_status(inv->ctx, disk, &d);
 	if (err) {
-		report(inv->ctx, disk, err);
+		report(inv, disk, err);
 		return EXIT_FAILURE;
 	}
 	if ((s->set & HDP_SET_ENABLED) && d->enabled != s->enabled) {
@@ -481,7 +497,7 @@ static int cmd_add(struct invocation *inv)
 	if (!err && s.set)
 		err = hdp_set(inv->ctx, disk, &s);
 	if (err) {
-		report(inv->ctx, disk, err);
+		report(inv, disk, err);
 		return EXIT_FAILURE;
 	}
 	return EXIT_SUCCESS;
@@ -492,7 +508,7 @@ static int done(struct invocation *inv, const char *disk, int err)
 {
 	if (!err)
 		return EXIT_SUCCESS;
-	report(inv->ctx, disk, err);
+	report(inv, disk, err);
 	return EXIT_FAILURE;
 }
 
@@ -570,7 +586,7 @@ static int cmd_park(struct invocation *inv)
 	err = hdp_park_disks(inv->ctx, (const char *const *)inv->argv,
 			     (size_t)inv->argc, inv->for_ms, &out, NULL);
 	if (err) {
-		report(inv->ctx, inv->argc == 1 ? inv->argv[0] : inv->cmd->name,
+		report(inv, inv->argc == 1 ? inv->argv[0] : inv->cmd->name,
 		       err);
 		return EXIT_FAILURE;
 	}
@@ -701,14 +717,14 @@ static int monitor_loop(struct invocation *inv, struct monitor *mon,
 		if (pfd[1].revents)
 			return EXIT_SUCCESS;
 		if (pfd[0].revents & POLLNVAL) {
-			report(inv->ctx, inv->cmd->name, -EBADF);
+			report(inv, inv->cmd->name, -EBADF);
 			return EXIT_FAILURE;
 		}
 		if (!pfd[0].revents && !pending)
 			continue;
 		ret = hdp_monitor_dispatch(inv->ctx, on_event, mon);
 		if (ret < 0) {
-			report(inv->ctx, inv->cmd->name, ret);
+			report(inv, inv->cmd->name, ret);
 			return EXIT_FAILURE;
 		}
 	}
@@ -736,7 +752,7 @@ static int cmd_monitor(struct invocation *inv)
 	}
 	fd = hdp_monitor_open(inv->ctx);
 	if (fd < 0) {
-		report(inv->ctx, inv->cmd->name, fd);
+		report(inv, inv->cmd->name, fd);
 		close(sfd);
 		return EXIT_FAILURE;
 	}

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,17 +228,19 @@ int hdp_decode_outcomes(const struct nlmsghdr *nlh, struct hdp_outcome **out,
 
 void *hdp_ptr_array(const void *v, size_t n, size_t size)
 {
-	void **p;
+	size_t i, head;
 	char *objs;
-	size_t i;
+	void **p;
 
-	if (n > (SIZE_MAX - sizeof(*p)) / (sizeof(*p) + size))
+	if (n > (SIZE_MAX / 2 - sizeof(max_align_t)) / (sizeof(*p) + size))
 		return NULL;
-	/* (n + 1) pointers keep the objects after them aligned for u64. */
-	p = malloc((n + 1) * sizeof(*p) + n * size);
+	/* The objects start where any type may: 8-byte pointers or 4-byte. */
+	head = ((n + 1) * sizeof(*p) + _Alignof(max_align_t) - 1) /
+	       _Alignof(max_align_t) * _Alignof(max_align_t);
+	p = malloc(head + n * size);
 	if (!p)
 		return NULL;
-	objs = (char *)(p + n + 1);
+	objs = (char *)p + head;
 	if (n)
 		memcpy(objs, v, n * size);
 	for (i = 0; i < n; i++)

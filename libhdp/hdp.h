@@ -48,11 +48,6 @@ extern "C" {
 
 /* The longest disk name, without its terminating NUL. */
 #define HDP_NAME_MAX		31
-/*
- * The longest park and the longest timeout, in milliseconds, in the
- * kernel this library was built for; the kernel checks, not the library.
- */
-#define HDP_TIMEOUT_MAX_MS	30000
 
 /** enum hdp_disk_state - what a disk is doing */
 enum hdp_disk_state {
@@ -158,7 +153,8 @@ struct hdp_disk {
  *	HDP_EV_LOSS and the HDP_EV_KERNEL_ events, which are about no disk,
  *	one with an empty name and every member 0); for
  *	HDP_EV_PARKED, its cookie is that of the park the event tells of
- * @time_ns: when the change happened (for HDP_EV_LOSS, 0)
+ * @time_ns: when the change happened (for HDP_EV_LOSS and the
+ *	HDP_EV_KERNEL_ events, 0)
  *
  * Made by the library for a callback, and valid during the call only; a
  * later version may add members at the end.
@@ -274,7 +270,7 @@ int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk, bool enabled);
  * hdp_set_timeout() - set the length of a park that names none
  * @ctx: the context
  * @disk: the disk
- * @ms: 1..HDP_TIMEOUT_MAX_MS
+ * @ms: from 1 to the kernel's limit (30000 today)
  *
  * Return: 0; -ERANGE if the kernel finds @ms out of range; as
  * hdp_set_enabled().
@@ -301,7 +297,8 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 
 /**
  * struct hdp_settings - settings of a disk, for hdp_set()
- * @size: sizeof(struct hdp_settings) as the caller was built: the library
+ * @size: sizeof(struct hdp_settings) as the caller was built (zero the
+ *	whole structure first, padding included): the library
  *	reads no member past it, and a later version may add members at
  *	the end (which must then be 0 for a library that does not know
  *	them), as statx() and clone3() do
@@ -342,7 +339,7 @@ int hdp_set(struct hdp_ctx *ctx, const char *disk,
  * @ctx: the context
  * @disks: the disks, or NULL for every enabled disk
  * @ndisks: how many; 0 for every enabled disk
- * @ms: the park's length, 1..HDP_TIMEOUT_MAX_MS, or 0 for each disk's
+ * @ms: the park's length, from 1 to the kernel's limit, or 0 for each disk's
  *	own timeout; a parked disk's deadline moves to now plus the length
  * @outcomes: if not NULL, where to store a list of one outcome per disk
  *	parked (an array of pointers, NULL after the last), to be given
@@ -491,7 +488,7 @@ void hdp_disks_free(struct hdp_disk **disks);
  *
  * Return: a file descriptor, readable when events are pending, for
  * poll(), epoll or a main loop (owned by the context: do not close it);
- * or -ENOMEM, -ECOMM.
+ * or -ENOMEM, -ECOMM, -EBUSY from a callback that closed the monitor.
  */
 int hdp_monitor_open(struct hdp_ctx *ctx);
 

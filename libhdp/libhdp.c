@@ -83,6 +83,7 @@ struct hdp_req {
 	int error;
 	int intr;		/* a dump part carried NLM_F_DUMP_INTR */
 	int single;		/* no ACK asked: the one reply ends it */
+	int type;		/* the replies' type: the request's family */
 };
 
 HDP_EXPORT int hdp_new(struct hdp_ctx **ctx)
@@ -183,6 +184,67 @@ static int connect_ctx(struct hdp_ctx *ctx)
 	return err < 0 ? err : 0;
 }
 
+static int events_group(struct nlattr *groups);
+
+/* What a GETFAMILY reply says: the family's id and its events group. */
+struct family_reply {
+	int id, group;
+};
+
+static const struct nla_policy ctrl_reply_policy[CTRL_ATTR_MAX + 1] = {
+	[CTRL_ATTR_FAMILY_ID]		= { .type = NLA_U16 },
+	[CTRL_ATTR_MCAST_GROUPS]	= { .type = NLA_NESTED },
+};
+
+static int family_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct family_reply *fr = arg;
+
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX,
+			  (struct nla_policy *)ctrl_reply_policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_ID])
+		return -EBADMSG;
+	fr->id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	fr->group = tb[CTRL_ATTR_MCAST_GROUPS] ?
+		    events_group(tb[CTRL_ATTR_MCAST_GROUPS]) : -1;
+	return 0;
+}
+
+static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
+		    int (*reply)(const struct nlmsghdr *, void *), void *arg,
+		    int *intr);
+
+/*
+ * The family's id and its events group's, from one GETFAMILY on the
+ * request socket (which loads the module if it can), so that both are
+ * of the same registration. Return: 0, -EPROTONOSUPPORT if there is no
+ * family (or no events group), or another negative errno.
+ */
+static int lookup_family(struct hdp_ctx *ctx, int *id, int *group)
+{
+	struct family_reply fr = { .id = -1, .group = -1 };
+	struct nl_msg *msg = nlmsg_alloc();
+	int err;
+
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0,
+				 NLM_F_ACK, CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, HDPROTECT_GENL_NAME) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	err = transact(ctx, msg, family_reply, &fr, NULL);
+	ctx->message[0] = '\0';
+	ctx->err_off = 0;
+	if (err == -ENOENT || (!err && (fr.id <= 0 || fr.group <= 0)))
+		return -EPROTONOSUPPORT;
+	if (err)
+		return err;
+	*id = fr.id;
+	*group = fr.group;
+	return 0;
+}
+
 /*
  * Look the family up again on the request socket. Return: 1 if its id
  * changed (the module was loaded again), 0 if not, or a negative errno
@@ -190,14 +252,14 @@ static int connect_ctx(struct hdp_ctx *ctx)
  */
 static int refamily(struct hdp_ctx *ctx)
 {
-	int id = genl_ctrl_resolve(ctx->sk, HDPROTECT_GENL_NAME);
+	int id, group, err = lookup_family(ctx, &id, &group);
 
-	if (id < 0)
-		return id == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT : nl_errno(id);
-	if (id == ctx->family)
+	if (err)
+		return err;
+	if (id == ctx->family && group == ctx->group)
 		return 0;
 	ctx->family = id;
-	ctx->group = 0;
+	ctx->group = group;
 	return 1;
 }
 
@@ -247,7 +309,7 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		req->intr = 1;
-	if (nlh->nlmsg_type != req->ctx->family)
+	if (nlh->nlmsg_type != req->type)
 		return NL_OK;
 	if (req->reply && !req->error) {
 		err = req->reply(nlh, req->arg);
@@ -330,7 +392,8 @@ static int transact(struct hdp_ctx *ctx, struct nl_msg *msg,
 {
 	struct hdp_req req = { .ctx = ctx, .reply = reply, .arg = arg };
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	bool retried = false;
+	/* A request to hdprotect, not to nlctrl: the family may have moved. */
+	bool ours = nlmsg_hdr(msg)->nlmsg_type == ctx->family, retried = false;
 	int err;
 
 	if (!cb) {
@@ -349,6 +412,7 @@ again:
 		goto out;
 	}
 	req.seq = nlmsg_hdr(msg)->nlmsg_seq;
+	req.type = nlmsg_hdr(msg)->nlmsg_type;
 	req.single = !(nlmsg_hdr(msg)->nlmsg_flags & (NLM_F_ACK | NLM_F_DUMP));
 	while (!req.done) {
 		err = nl_recvmsgs(ctx->sk, cb);
@@ -362,8 +426,13 @@ again:
 	 * the old one reaches nobody (-ENOENT), or another family
 	 * (-EOPNOTSUPP). Once, with the id looked up again.
 	 */
-	if ((req.error == -ENOENT || req.error == -EOPNOTSUPP) && !retried &&
-	    !ctx->err_off && refamily(ctx) > 0) {
+	if ((req.error == -ENOENT || req.error == -EOPNOTSUPP) && ours &&
+	    !retried && !ctx->err_off && (err = refamily(ctx)) != 0) {
+		/* Gone: say so, not what -ENOENT means from hdprotect. */
+		if (err < 0) {
+			req.error = err;
+			goto out;
+		}
 		retried = true;
 		nlmsg_hdr(msg)->nlmsg_type = (uint16_t)ctx->family;
 		nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
@@ -415,11 +484,21 @@ static int check_name(const char *disk)
 	return len > HDP_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* A new call: the last one's kernel message is no longer true. */
+static void forget_message(struct hdp_ctx *ctx)
+{
+	ctx->message[0] = '\0';
+	ctx->err_off = 0;
+}
+
 /* Connect, check the disk's name (unless @disk is NULL), make a request. */
 static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
 		   struct nl_msg **msg)
 {
-	int err = disk ? check_name(disk) : 0;
+	int err;
+
+	forget_message(ctx);
+	err = disk ? check_name(disk) : 0;
 
 	err = err ? err : connect_ctx(ctx);
 	if (err)
@@ -462,6 +541,7 @@ HDP_EXPORT int hdp_set(struct hdp_ctx *ctx, const char *disk,
 	struct nl_msg *msg;
 	int err;
 
+	forget_message(ctx);
 	if (!disk)
 		return -EINVAL;
 	err = copy_settings(&c, settings);
@@ -721,9 +801,10 @@ HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 	struct nl_sock *events = NULL;
 	struct park_reply pr = { 0 };
 	struct nl_msg *msg;
+	int err, family;
 	size_t i;
-	int err;
 
+	forget_message(ctx);
 	if (outcomes)
 		*outcomes = NULL;
 	if (n)
@@ -744,8 +825,14 @@ HDP_EXPORT int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
 	/* Listening from before the request, no answer can be missed. */
 	if (ctx->park_wait_ms && open_listener(ctx, &events))
 		events = NULL;
+	family = ctx->family;
 	nlmsg_get(msg);
 	err = transact(ctx, msg, park_reply, &pr, NULL);
+	/* Sent again to a family that came back: its answers go elsewhere. */
+	if (ctx->family != family) {
+		nl_socket_free(events);
+		events = NULL;
+	}
 	if (err && ndisks > 1)
 		name_refused_disk(ctx, msg);
 	nlmsg_free(msg);
@@ -823,6 +910,7 @@ HDP_EXPORT int hdp_status(struct hdp_ctx *ctx, const char *disk,
 	struct hdp_disk *d = malloc(sizeof(*d));
 	int err;
 
+	forget_message(ctx);
 	*out = NULL;
 	if (!d)
 		return -ENOMEM;
@@ -932,7 +1020,7 @@ static int item_op(struct hdp_ctx *ctx, const char *disk, bool add)
 	char dir[PATH_MAX], path[PATH_MAX + HDP_NAME_MAX + 2];
 	int err;
 
-	ctx->message[0] = '\0';
+	forget_message(ctx);
 	err = check_name(disk);
 	err = err ? err : configfs_dir(ctx, dir, sizeof(dir));
 	/*
@@ -998,6 +1086,35 @@ static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 	return nl_socket_get_fd(sk);
 }
 
+static int refamily(struct hdp_ctx *ctx);
+
+/*
+ * Look the family up and have the monitor hear it: join its events
+ * group if its id is new. Without the family the monitor hears none,
+ * and HDP_EV_KERNEL_GONE waits (ctx->mon_gone_pending) if the monitor
+ * heard one before, or if it is opening (!@known).
+ * Return: 0 or a negative errno.
+ */
+static int monitor_family(struct hdp_ctx *ctx, bool known)
+{
+	int err = refamily(ctx);
+
+	if (err == -EPROTONOSUPPORT) {
+		ctx->mon_gone_pending = !known || ctx->mon_family;
+		ctx->mon_family = 0;
+		return 0;
+	}
+	if (err < 0)
+		return err;
+	if (ctx->family == ctx->mon_family)
+		return 0;
+	err = nl_socket_add_membership(ctx->mon, ctx->group);
+	if (err < 0)
+		return nl_errno(err);
+	ctx->mon_family = ctx->family;
+	return 0;
+}
+
 /* Join @name's group @grp on the monitor: 0 or a negative errno. */
 static int monitor_join(struct hdp_ctx *ctx, const char *name, const char *grp)
 {
@@ -1020,6 +1137,7 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 	struct nl_sock *sk;
 	int fd, err;
 
+	forget_message(ctx);
 	if (ctx->close_pending || ctx->free_pending)
 		return -EBUSY;
 	if (ctx->mon)
@@ -1036,35 +1154,20 @@ HDP_EXPORT int hdp_monitor_open(struct hdp_ctx *ctx)
 		return fd;
 	ctx->mon_family = 0;
 	ctx->mon_gone_pending = false;
-	/*
-	 * The request socket looks the groups up; nlctrl is always there.
-	 * The family's id is looked up afresh: a monitor opened again after
-	 * the module came back must not listen for the old one.
-	 */
+	/* The request socket looks the groups up; nlctrl is always there. */
 	err = connect_ctx(ctx);
-	if (!err)
-		err = refamily(ctx);
-	if (err > 0)
+	if (err == -EPROTONOSUPPORT && ctx->sk)
 		err = 0;
-	if (err == -EPROTONOSUPPORT && ctx->sk) {
-		err = 0;
-		ctx->family = 0;
-	}
+	/* nlctrl's word first: a family that comes after this is told. */
 	if (!err)
 		err = monitor_join(ctx, HDP_NLCTRL, HDP_NLCTRL_NOTIFY);
-	if (!err && ctx->family) {
-		err = monitor_join(ctx, HDPROTECT_GENL_NAME,
-				   HDPROTECT_GENL_MCGRP_EVENTS);
-		if (!err)
-			ctx->mon_family = ctx->family;
-	}
-	/* The family, or its group, is not there (or just went). */
-	if (!err && !ctx->mon_family)
-		ctx->mon_gone_pending = true;
-	if (err == -EPROTONOSUPPORT) {
-		err = 0;
-		ctx->mon_gone_pending = true;
-	}
+	/*
+	 * Then the family afresh, its id and group from one reply: a monitor
+	 * opened again after the module came back must not listen for the
+	 * old id, and a reload between two lookups must not mix them.
+	 */
+	if (!err)
+		err = monitor_family(ctx, false);
 	if (err) {
 		hdp_monitor_close(ctx);
 		return err;
@@ -1194,6 +1297,12 @@ static int monitor_ctrl(struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
 	return HDP_EV_KERNEL_BACK;
 }
 
+/* The callback closed the monitor or freed the context: stop at once. */
+static bool leaving(const struct hdp_ctx *ctx)
+{
+	return ctx->close_pending || ctx->free_pending;
+}
+
 /*
  * One event message: a loss first if its number skips some, then the
  * event itself. Return: 0 to go on, or what @fn returned to stop;
@@ -1226,21 +1335,16 @@ static int monitor_message(struct hdp_ctx *ctx, const struct nlmsghdr *nlh,
 	if (lost) {
 		(*count)++;
 		err = loss(first, lost, fn, data);
-		if (err) {
+		/* Stopped, closed, or the batch full: the event waits. */
+		if (err || leaving(ctx) || *count >= HDP_DISPATCH_MAX) {
 			*consumed = kind == 1;
-			return err;
+			return err ? err : 1;
 		}
 	}
 	if (kind == 1)		/* an event type of a newer kernel */
 		return 0;
 	(*count)++;
 	return fn(&eb.ev, data);
-}
-
-/* The callback closed the monitor or freed the context: stop at once. */
-static bool leaving(const struct hdp_ctx *ctx)
-{
-	return ctx->close_pending || ctx->free_pending;
 }
 
 /*
@@ -1306,9 +1410,31 @@ static void monitor_overrun(struct hdp_ctx *ctx)
 	}
 }
 
+/*
+ * After an overrun, nlctrl's word of the family going or coming may be
+ * among what was discarded: look the family up again. Return: the event
+ * to hand over (HDP_EV_KERNEL_GONE, HDP_EV_KERNEL_BACK), or 0.
+ */
+static int monitor_resync(struct hdp_ctx *ctx)
+{
+	int before = ctx->mon_family;
+
+	if (monitor_family(ctx, true))
+		return 0;
+	if (ctx->mon_gone_pending) {
+		ctx->mon_gone_pending = false;
+		return HDP_EV_KERNEL_GONE;
+	}
+	if (ctx->mon_family && ctx->mon_family != before) {
+		ctx->have_seq = false;
+		return HDP_EV_KERNEL_BACK;
+	}
+	return 0;
+}
+
 static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 {
-	int count = 0, err;
+	int count = 0, err, kind;
 	ssize_t len;
 
 	if (ctx->mon_gone_pending) {
@@ -1340,10 +1466,19 @@ static int monitor_dispatch(struct hdp_ctx *ctx, hdp_event_fn fn, void *data)
 				return err < 0 ? err : count;
 			if (leaving(ctx))
 				return count;
+			kind = monitor_resync(ctx);
+			if (kind) {
+				count++;
+				err = no_disk_event((enum hdp_event_type)kind, 0, 0, fn, data);
+				if (err)
+					return err < 0 ? err : count;
+				if (leaving(ctx))
+					return count;
+			}
 			continue;
 		}
 		if (len < 0)
-			return -errno;
+			return -ECOMM;	/* the socket failed, not a device */
 		ctx->mon_off = 0;
 		ctx->mon_len = (size_t)len;
 	}
