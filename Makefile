@@ -82,7 +82,7 @@ hdpctl: build/hdpctl/hdpctl
 
 build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp
+	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp -lm
 
 examples: build/libhdp/examples/hdp-applet
 

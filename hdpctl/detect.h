@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hdpctl guard's motion detection: accelerometer samples in g, in, a
+ * decision to park out. Pure: no I/O, no clock, no global state, so that
+ * the tests feed it the motion corpus (tests/data/motion).
+ */
+#ifndef HDPCTL_DETECT_H
+#define HDPCTL_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How readily the guard parks. */
+enum detect_level {
+	DETECT_LOW,		/* only clear falls and hard shocks */
+	DETECT_MEDIUM,		/* the default */
+	DETECT_HIGH,		/* also short falls; may park in a car */
+};
+
+/* Why a sample calls for a park. */
+enum detect_cause {
+	DETECT_NONE,
+	DETECT_FREE_FALL,	/* |a| well below 1 g for long enough */
+	DETECT_SHOCK,		/* |a| far from 1 g: a jolt */
+};
+
+/**
+ * struct detect_params - the thresholds of a level
+ * @ff_g: free fall: |a| below this, in g
+ * @ff_ms: ... for this long, from the first sample below
+ * @shock_g: a shock: | |a| - 1 g | at least this, in g
+ */
+struct detect_params {
+	double ff_g;
+	unsigned int ff_ms;
+	double shock_g;
+};
+
+/* One detector's state; zero it with detect_init(). */
+struct detect {
+	struct detect_params p;
+	bool in_fall;		/* the samples since fall_start were below ff_g */
+	uint64_t fall_start_ns;
+};
+
+/* The thresholds of @level (see detect.c for why each is what it is). */
+struct detect_params detect_level_params(enum detect_level level);
+
+void detect_init(struct detect *d, enum detect_level level);
+
+/**
+ * detect_sample() - take one sample
+ * @d: the detector
+ * @t_ns: the sample's time (any monotonic clock), not before the last's
+ * @x: acceleration along x, in g (proper acceleration: 1 g up at rest)
+ * @y: along y
+ * @z: along z
+ *
+ * Return: why this sample calls for a park, or DETECT_NONE. A free fall
+ * that goes on calls for it at every sample, so that the park is renewed.
+ */
+enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
+				double y, double z);
+
+const char *detect_cause_name(enum detect_cause cause);
+
+#endif /* HDPCTL_DETECT_H */
