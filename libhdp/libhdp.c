@@ -161,16 +161,22 @@ static int open_socket(struct nl_sock **out)
 
 static int refamily(struct hdp_ctx *ctx);
 
+/* A new call: the last one's kernel message is no longer true. */
+static void forget_message(struct hdp_ctx *ctx)
+{
+	ctx->message[0] = '\0';
+	ctx->err_off = 0;
+}
+
 /*
  * The request socket, and the family's id; -EPROTONOSUPPORT if there is
- * no family (the socket stays, for the next try).
+ * no family (the socket stays, for the next try). Every public call
+ * forgets the last kernel message first (forget_message()).
  */
 static int connect_ctx(struct hdp_ctx *ctx)
 {
 	int err;
 
-	ctx->message[0] = '\0';
-	ctx->err_off = 0;
 	if (!ctx->sk) {
 		err = open_socket(&ctx->sk);
 		if (err)
@@ -191,8 +197,10 @@ struct family_reply {
 	int id, group;
 };
 
-static const struct nla_policy ctrl_reply_policy[CTRL_ATTR_MAX + 1] = {
+/* nlctrl's attributes, in a GETFAMILY reply and a notification alike. */
+static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
 	[CTRL_ATTR_FAMILY_ID]		= { .type = NLA_U16 },
+	[CTRL_ATTR_FAMILY_NAME]		= { .type = NLA_STRING },
 	[CTRL_ATTR_MCAST_GROUPS]	= { .type = NLA_NESTED },
 };
 
@@ -202,7 +210,7 @@ static int family_reply(const struct nlmsghdr *nlh, void *arg)
 	struct family_reply *fr = arg;
 
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX,
-			  (struct nla_policy *)ctrl_reply_policy) < 0 ||
+			  (struct nla_policy *)ctrl_policy) < 0 ||
 	    !tb[CTRL_ATTR_FAMILY_ID])
 		return -EBADMSG;
 	fr->id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
@@ -234,8 +242,8 @@ static int lookup_family(struct hdp_ctx *ctx, int *id, int *group)
 		return -ENOMEM;
 	}
 	err = transact(ctx, msg, family_reply, &fr, NULL);
-	ctx->message[0] = '\0';
-	ctx->err_off = 0;
+	/* nlctrl's words are not the caller's request's */
+	forget_message(ctx);
 	if (err == -ENOENT || (!err && (fr.id <= 0 || fr.group <= 0)))
 		return -EPROTONOSUPPORT;
 	if (err)
@@ -270,20 +278,14 @@ static int refamily(struct hdp_ctx *ctx)
 static int open_listener(struct hdp_ctx *ctx, struct nl_sock **out)
 {
 	struct nl_sock *sk = NULL;
-	int err, group = ctx->group;
+	int err;
 
-	if (!group) {
-		group = genl_ctrl_resolve_grp(ctx->sk, HDPROTECT_GENL_NAME,
-					      HDPROTECT_GENL_MCGRP_EVENTS);
-		if (group < 0)
-			return group == -NLE_OBJ_NOTFOUND ? -EPROTONOSUPPORT :
-							    nl_errno(group);
-		ctx->group = group;
-	}
+	if (ctx->group <= 0)
+		return -EPROTONOSUPPORT;
 	err = open_socket(&sk);
 	if (err)
 		return err;
-	err = nl_socket_add_membership(sk, group);
+	err = nl_socket_add_membership(sk, ctx->group);
 	if (!err)
 		err = nl_socket_set_nonblocking(sk);
 	if (err < 0) {
@@ -437,8 +439,7 @@ again:
 		nlmsg_hdr(msg)->nlmsg_type = (uint16_t)ctx->family;
 		nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
 		req.done = req.error = req.intr = 0;
-		ctx->message[0] = '\0';
-		ctx->err_off = 0;
+		forget_message(ctx);
 		goto again;
 	}
 	if (req.error)
@@ -482,13 +483,6 @@ static int check_name(const char *disk)
 	if (!len || strchr(disk, '/') || !strcmp(disk, ".") || !strcmp(disk, ".."))
 		return -EINVAL;
 	return len > HDP_NAME_MAX ? -ENAMETOOLONG : 0;
-}
-
-/* A new call: the last one's kernel message is no longer true. */
-static void forget_message(struct hdp_ctx *ctx)
-{
-	ctx->message[0] = '\0';
-	ctx->err_off = 0;
 }
 
 /* Connect, check the disk's name (unless @disk is NULL), make a request. */
@@ -1086,7 +1080,20 @@ static int monitor_attach(struct hdp_ctx *ctx, struct nl_sock *sk)
 	return nl_socket_get_fd(sk);
 }
 
-static int refamily(struct hdp_ctx *ctx);
+/*
+ * Have the monitor hear the family @id: join its events group @group.
+ * The numbering goes on, but what came meanwhile is unknown.
+ */
+static int monitor_hear(struct hdp_ctx *ctx, int id, int group)
+{
+	int err = nl_socket_add_membership(ctx->mon, group);
+
+	if (err < 0)
+		return nl_errno(err);
+	ctx->mon_family = id;
+	ctx->have_seq = false;
+	return 0;
+}
 
 /*
  * Look the family up and have the monitor hear it: join its events
@@ -1108,11 +1115,7 @@ static int monitor_family(struct hdp_ctx *ctx, bool known)
 		return err;
 	if (ctx->family == ctx->mon_family)
 		return 0;
-	err = nl_socket_add_membership(ctx->mon, ctx->group);
-	if (err < 0)
-		return nl_errno(err);
-	ctx->mon_family = ctx->family;
-	return 0;
+	return monitor_hear(ctx, ctx->family, ctx->group);
 }
 
 /* Join @name's group @grp on the monitor: 0 or a negative errno. */
@@ -1230,12 +1233,6 @@ static int loss(uint64_t first, uint64_t lost, hdp_event_fn fn, void *data)
 	return no_disk_event(HDP_EV_LOSS, first, lost, fn, data);
 }
 
-static const struct nla_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {
-	[CTRL_ATTR_FAMILY_ID]		= { .type = NLA_U16 },
-	[CTRL_ATTR_FAMILY_NAME]		= { .type = NLA_STRING },
-	[CTRL_ATTR_MCAST_GROUPS]	= { .type = NLA_NESTED },
-};
-
 static const struct nla_policy ctrl_grp_policy[CTRL_ATTR_MCAST_GRP_MAX + 1] = {
 	[CTRL_ATTR_MCAST_GRP_NAME]	= { .type = NLA_STRING },
 	[CTRL_ATTR_MCAST_GRP_ID]	= { .type = NLA_U32 },
@@ -1288,12 +1285,8 @@ static int monitor_ctrl(struct hdp_ctx *ctx, const struct nlmsghdr *nlh)
 		return 0;
 	id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
 	group = events_group(tb[CTRL_ATTR_MCAST_GROUPS]);
-	if (id == ctx->mon_family || group <= 0 ||
-	    nl_socket_add_membership(ctx->mon, group) < 0)
+	if (id == ctx->mon_family || group <= 0 || monitor_hear(ctx, id, group))
 		return 0;
-	ctx->mon_family = id;
-	/* The numbering goes on, but what came meanwhile is unknown. */
-	ctx->have_seq = false;
 	return HDP_EV_KERNEL_BACK;
 }
 
@@ -1425,10 +1418,8 @@ static int monitor_resync(struct hdp_ctx *ctx)
 		ctx->mon_gone_pending = false;
 		return HDP_EV_KERNEL_GONE;
 	}
-	if (ctx->mon_family && ctx->mon_family != before) {
-		ctx->have_seq = false;
+	if (ctx->mon_family && ctx->mon_family != before)
 		return HDP_EV_KERNEL_BACK;
-	}
 	return 0;
 }
 
