@@ -23,6 +23,9 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 HDP_VERSION := 1.0.0
 LIB_SRC := $(wildcard libhdp/*.c)
 LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
@@ -102,8 +105,17 @@ install: lib hdpctl
 		libhdp/libhdp.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libhdp.pc
 	install -m 0644 libhdp/hdp.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 libhdp/libhdp.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 0644 hdpctl/hdpctl.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 hdpctl/hdpctl.8 hdpctl/hdpctl-guard.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 hdpctl/hdpctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/hdpctl
+	@# hdpctl guard: its service, the udev rule that starts it, and a
+	@# configuration with the defaults, unless one is there already.
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSCONFDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|' service/hdprotect-guard.service.in \
+		>$(DESTDIR)$(UNITDIR)/hdprotect-guard.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hdprotect-guard.service
+	install -m 0644 service/60-hdprotect.rules $(DESTDIR)$(UDEVRULESDIR)/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/hdprotect.conf ] || \
+		install -m 0644 service/hdprotect.conf $(DESTDIR)$(SYSCONFDIR)/
 
 # What the guest gets: an install into build/stage with PREFIX=/usr (the
 # initramfs copies it), and the example listener.
@@ -148,7 +160,7 @@ guest-bin: $(GUEST_BIN)
 
 build/guest-bin/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -I build/uapi/include $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread
+	$(CC) $(WARN) $(CFLAGS) -I build/uapi/include $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread -lm
 
 run: deps
 	@qemu/build-kernel lean

@@ -13,15 +13,17 @@
  *   centre of mass, feels 0.2 g turning at 4 rad/s; walking with it
  *   goes down to 0.65 g, putting it down to 0.8 g, lifting it to 0.8 g,
  *   and a car's pothole to 0.6 g, for a few samples at most.
- * - for 40 ms: a 10 cm drop falls for 143 ms, so it is seen after a
- *   third of its fall, and with 100 Hz samples and a park that takes
- *   about 1 ms, the park command reaches the disk within 60 ms of the
- *   fall's start; a pothole stays under 0.6 g for less than 20 ms.
+ * - for 30 ms: a 10 cm drop falls for 143 ms, so it is seen after a
+ *   quarter of its fall. A 100 Hz sensor's first sample below 0.5 g comes
+ *   up to 10 ms into the fall (it averages the period before it), so
+ *   the fall is seen 30 to 40 ms after its start, and with a park
+ *   command that takes a few ms more the disk gets it within 60 ms of
+ *   the fall's start; a pothole stays under 0.6 g for less than 20 ms.
  * - a shock of 2.5 g from 1 g: a floor's impact is 10 to 100 g; a knock
  *   on the table or a laptop put down firmly stay under 1 g from 1 g
  *   once the sensor's 100 Hz filter has smoothed them.
  * Low waits longer (0.4 g for 60 ms; shocks of 4 g): only clear falls.
- * High parks sooner (0.6 g for 30 ms; shocks of 2 g), and may park on a
+ * High parks sooner (0.6 g for 20 ms; shocks of 2 g), and may park on a
  * rough road.
  */
 #include <math.h>
@@ -34,10 +36,10 @@ struct detect_params detect_level_params(enum detect_level level)
 	case DETECT_LOW:
 		return (struct detect_params){ .ff_g = 0.4, .ff_ms = 60, .shock_g = 4.0 };
 	case DETECT_HIGH:
-		return (struct detect_params){ .ff_g = 0.6, .ff_ms = 30, .shock_g = 2.0 };
+		return (struct detect_params){ .ff_g = 0.6, .ff_ms = 20, .shock_g = 2.0 };
 	case DETECT_MEDIUM:
 	default:
-		return (struct detect_params){ .ff_g = 0.5, .ff_ms = 40, .shock_g = 2.5 };
+		return (struct detect_params){ .ff_g = 0.5, .ff_ms = 30, .shock_g = 2.5 };
 	}
 }
 

@@ -27,7 +27,9 @@
 
 #include <hdp.h>
 
+#include "conf.h"
 #include "format.h"
+#include "guard.h"
 
 #define EXIT_USAGE	2
 
@@ -48,6 +50,9 @@ enum opt_id {
 	OPT_FOR,
 	OPT_COUNT,
 	OPT_TIMESTAMP,
+	OPT_CONFIG,
+	OPT_CHECK,
+	OPT_VERBOSE,
 	NR_OPTS
 };
 
@@ -69,6 +74,9 @@ static const struct opt_desc opt_descs[NR_OPTS] = {
 	[OPT_FOR]	= { "for",	0, true },
 	[OPT_COUNT]	= { "count",	0, true },
 	[OPT_TIMESTAMP]	= { "timestamp", 't', false },
+	[OPT_CONFIG]	= { "config",	'c', true },
+	[OPT_CHECK]	= { "check",	0, false },
+	[OPT_VERBOSE]	= { "verbose",	'v', false },
 };
 
 /* The options that make output JSON: --json, and --pretty (indented). */
@@ -88,6 +96,7 @@ struct invocation {
 	enum hdp_park_method method;	/* --method */
 	unsigned int for_ms;		/* --for */
 	unsigned long long count;	/* --count */
+	const char *config;		/* --config */
 	struct hdp_ctx *ctx;
 };
 
@@ -191,6 +200,9 @@ static int set_option(struct invocation *inv, enum opt_id id, const char *val)
 			return usage_error(cmd, "--%s '%s': not a positive whole number",
 					   name, val);
 		return 0;
+	case OPT_CONFIG:
+		inv->config = val;
+		return 0;
 	case OPT_METHOD:
 		if (hdp_method_from_name(val, &inv->method))
 			return usage_error(cmd, "--%s '%s': not auto, unload or standby",
@@ -201,16 +213,25 @@ static int set_option(struct invocation *inv, enum opt_id id, const char *val)
 	}
 }
 
-/* One "-x" of a command that takes the option whose short name is x. */
-static int parse_short(struct invocation *inv, const char *arg)
+/*
+ * One "-x" of a command that takes the option whose short name is x; the
+ * value of one that takes a value is the next argument, then consumed.
+ */
+static int parse_short(struct invocation *inv, int argc, char **argv, int *i)
 {
+	const char *arg = argv[*i];
 	int id;
 
 	for (id = 0; id < NR_OPTS; id++) {
 		if (opt_descs[id].short_name && arg[1] == opt_descs[id].short_name &&
 		    !arg[2] && (inv->cmd->opts & OPT(id))) {
-			inv->given |= OPT(id);
-			return 0;
+			if (!opt_descs[id].has_value) {
+				inv->given |= OPT(id);
+				return 0;
+			}
+			if (*i + 1 >= argc)
+				return usage_error(inv->cmd, "%s needs a value", arg);
+			return set_option(inv, id, argv[++*i]);
 		}
 	}
 	return usage_error(inv->cmd, "unknown option '%s'", arg);
@@ -290,7 +311,7 @@ static int parse_args(struct invocation *inv, int argc, char **argv)
 				return err;
 		} else if (options && argv[i][0] == '-' && argv[i][1] &&
 			   !hdpctl_is_digit(argv[i][1])) {
-			err = parse_short(inv, argv[i]);
+			err = parse_short(inv, argc, argv, &i);
 			if (err)
 				return err;
 		} else {
@@ -762,6 +783,18 @@ static int cmd_monitor(struct invocation *inv)
 	return rc;
 }
 
+static int cmd_guard(struct invocation *inv)
+{
+	struct guard_opts opts = {
+		.config = inv->config ? inv->config : GUARD_CONF_PATH,
+		.check = inv->given & OPT(OPT_CHECK),
+		.verbose = inv->given & OPT(OPT_VERBOSE),
+	};
+
+	fflush(stdout);
+	return guard_main(&opts);
+}
+
 static int cmd_help(struct invocation *inv);
 
 static const struct cmd cmds[] = {
@@ -854,6 +887,22 @@ static const struct cmd cmds[] = {
 			"  -t, --timestamp  the time of each event first (its \"timestamp\"\n"
 			"                   and \"time_ns\" in JSON)\n"
 			"  --count N        stop after N events (losses included)\n",
+	},
+	{
+		.name = "guard", .args = "[-c|--config FILE] [--check] [-v|--verbose]",
+		.opts = OPT(OPT_CONFIG) | OPT(OPT_CHECK) | OPT(OPT_VERBOSE),
+		.min_args = 0, .max_args = 0,
+		.handler = cmd_guard,
+		.help = "Guard the disks: park every protected disk when the machine falls.\n"
+			"The daemon: reads the accelerometers, and parks every enabled disk at\n"
+			"once on a free fall or a shock, until the motion has been over for the\n"
+			"timeout. At the start it adds and enables the disks of its\n"
+			"configuration; it logs to stderr (the journal under systemd). Exits 0\n"
+			"at once, saying why, on a machine without accelerometer or disk to\n"
+			"protect. SIGTERM stops it, SIGHUP reads the configuration again.\n"
+			"  -c, --config FILE  the configuration (default " GUARD_CONF_PATH ")\n"
+			"  --check            print the sources and disks it would use, and exit\n"
+			"  -v, --verbose      log each renewal of a park and each device's answer\n",
 	},
 	{
 		.name = "help", .args = "[COMMAND]",

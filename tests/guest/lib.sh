@@ -134,3 +134,15 @@ wait_stat() {
 	done
 	stat_of "$1" "$2"
 }
+
+# wait_line FILE PATTERN [N]: wait up to 10 s for N (default 1) lines
+# matching PATTERN in FILE (a background program's output); fails if
+# they did not come.
+wait_line() {
+	_i=0
+	while [ "$(grep -c "$2" "$1" 2>/dev/null)" -lt "${3:-1}" ] && [ $_i -lt 100 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	[ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]
+}

@@ -44,16 +44,6 @@ check add-loads-the-module hdpctl add nbm
 expect_eq add-made-the-item "$(grep -c '^hdprotect ' /proc/modules) $([ -d $H ] && echo item)" "1 item"
 rmdir $H
 
-# wait_line FILE PATTERN: up to 10 s for a line matching PATTERN in FILE.
-wait_line() {
-	_i=0
-	while ! grep -q "$2" "$1" && [ $_i -lt 50 ]; do
-		msleep 200
-		_i=$((_i + 1))
-	done
-	grep -q "$2" "$1"
-}
-
 hdpctl monitor --json >/tmp/mod-mon.out 2>/tmp/mod-mon.err &
 mpid=$!
 hdp-applet --timeout 120 --print-view >/tmp/mod-app.out 2>/tmp/mod-app.err &

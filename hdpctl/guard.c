@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hdpctl guard: feel the fall, park every protected disk.
+ *
+ * One thread waits in epoll on everything that can happen: each
+ * accelerometer (an event device, or a timer for the sources that only
+ * offer sysfs files), the kernel's protection events (libhdp's monitor),
+ * the kernel's uevents (disks and accelerometers that come and go), a
+ * timer for the end of a park, and a signalfd (SIGTERM and SIGINT stop,
+ * SIGHUP reloads the configuration). Nothing is polled at a fixed rate
+ * but the sysfs sources.
+ *
+ * A sample that calls for a park (detect.c) sends one netlink PARK of
+ * every enabled disk at once, with the configured timeout, and does not
+ * wait for the devices: the kernel answers when the disks' I/O is held and
+ * their park commands started, and the devices' answers come as events.
+ * While the motion goes on the park is renewed (at most every RENEW_MS),
+ * so it ends a timeout after the last motion: the kernel unparks by
+ * itself, and a guard that dies leaves no disk parked for long.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/netlink.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdp.h>
+
+#include "conf.h"
+#include "detect.h"
+#include "guard.h"
+#include "source.h"
+
+#define MAX_SOURCES	16
+#define MAX_DISKS	64
+/*
+ * A park that goes on is renewed at most every 100 ms: often enough that
+ * it never ends during a motion (a timeout is 1 ms at the very least, but
+ * 2 s by default), rarely enough that a long fall costs a handful of
+ * requests.
+ */
+#define RENEW_NS	(100 * 1000000ull)
+/*
+ * SCHED_FIFO priority 10: above every ordinary task, so that a busy
+ * machine does not delay a fall's sample, and below the kernel's
+ * interrupt threads (50), which the park itself needs.
+ */
+#define GUARD_RT_PRIORITY	10
+
+enum tag {
+	TAG_SIGNAL = 1,
+	TAG_UEVENT,
+	TAG_TIMER,
+	TAG_MONITOR,
+	TAG_FALL,
+	TAG_SOURCE = 100,	/* + the source's slot */
+};
+
+struct guard {
+	const struct guard_opts *opts;
+	struct guard_conf conf;
+	struct hdp_ctx *ctx;		/* requests: parks, items */
+	struct hdp_ctx *mon;		/* the kernel's events */
+	int ep, sfd, uev, tfd, ftfd;
+	bool journal;			/* stderr goes to the journal */
+	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
+	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
+	size_t ndisks;
+	bool kernel_missing;		/* hdprotect is not loaded */
+	/* the park in progress */
+	bool parked;
+	uint64_t park_start_ns, last_request_ns, park_end_ns;
+	unsigned int renewals;
+	uint64_t last_failure_ns;
+	bool stop;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * One line on stderr, written at once: with a syslog priority prefix
+ * when stderr is the journal (systemd sets JOURNAL_STREAM), else after
+ * "hdpctl guard: ".
+ */
+static void __attribute__((format(printf, 3, 4)))
+glog(const struct guard *g, int prio, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	if (prio == LOG_DEBUG && !g->opts->verbose)
+		return;
+	n = g->journal ? snprintf(buf, sizeof(buf), "<%d>", prio) :
+	    snprintf(buf, sizeof(buf), "hdpctl guard: ");
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_end(ap);
+	n = (int)strlen(buf);
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, n) < 0)
+		return;
+}
+
+/* Tell systemd (Type=notify) how things are, if it asked. */
+static void notify(const char *msg)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = getenv("NOTIFY_SOCKET");
+	socklen_t len;
+	int fd;
+
+	if (!path || (*path != '/' && *path != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	strcpy(sa.sun_path, path);
+	if (*path == '@')
+		sa.sun_path[0] = '\0';
+	len = offsetof(struct sockaddr_un, sun_path) + strlen(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0)
+		(void)0;
+	close(fd);
+}
+
+/* ---- disks ---- */
+
+static int read_sysfs_int(const char *fmt, const char *name, int *v)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), fmt, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	*v = atoi(buf);
+	return 0;
+}
+
+/*
+ * The /sys/block name of @spec: a name from /sys/block, or the path of a
+ * whole disk's device node (/dev/disk/by-id/..., wwn-..., /dev/sda).
+ */
+static int disk_name(const char *spec, char *name, size_t len, char *why,
+		     size_t wlen)
+{
+	char link[PATH_MAX], target[PATH_MAX], *base;
+	struct stat st;
+	ssize_t n;
+
+	if (!strchr(spec, '/')) {
+		snprintf(link, sizeof(link), "/sys/block/%s", spec);
+		if (strlen(spec) >= len || access(link, F_OK)) {
+			snprintf(why, wlen, "%s: no such disk", spec);
+			return -ENAMETOOLONG;
+		}
+		strcpy(name, spec);
+		return 0;
+	}
+	if (stat(spec, &st)) {
+		snprintf(why, wlen, "%s: %s", spec, strerror(errno));
+		return -ENODEV;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(why, wlen, "%s is not a block device", spec);
+		return -EINVAL;
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0) {
+		snprintf(why, wlen, "%s: no disk in /sys/dev/block", spec);
+		return -ENODEV;
+	}
+	target[n] = '\0';
+	strcat(link, "/partition");
+	if (!access(link, F_OK)) {
+		snprintf(why, wlen, "%s is a partition: name the whole disk", spec);
+		return -EINVAL;
+	}
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (strlen(base) >= len) {
+		snprintf(why, wlen, "%s: its name is too long", spec);
+		return -ENAMETOOLONG;
+	}
+	strcpy(name, base);
+	return 0;
+}
+
+/* "auto": a disk with a device (not virtual), rotational, not removable. */
+static bool auto_disk(const char *name)
+{
+	char path[PATH_MAX];
+	int rot, rem;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
+	if (access(path, F_OK))
+		return false;
+	if (read_sysfs_int("/sys/block/%s/queue/rotational", name, &rot) || !rot)
+		return false;
+	if (read_sysfs_int("/sys/block/%s/removable", name, &rem) || rem)
+		return false;
+	return true;
+}
+
+static bool is_protected(const struct guard *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndisks; i++)
+		if (!strcmp(g->disks[i], name))
+			return true;
+	return false;
+}
+
+static void forget_disk(struct guard *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndisks; i++) {
+		if (!strcmp(g->disks[i], name)) {
+			memmove(g->disks[i], g->disks[i + 1],
+				(g->ndisks - i - 1) * sizeof(g->disks[0]));
+			g->ndisks--;
+			return;
+		}
+	}
+}
+
+/*
+ * Put one disk under protection with the configuration's settings. An
+ * "auto" disk whose driver cannot park it is passed over quietly, once.
+ */
+static void protect_disk(struct guard *g, const char *name, const char *spec,
+			 bool quiet)
+{
+	struct hdp_settings set = {
+		.size = sizeof(set),
+		.set = HDP_SET_ENABLED | HDP_SET_TIMEOUT | HDP_SET_METHOD,
+		.enabled = true,
+		.timeout_ms = g->conf.timeout_ms,
+		.method = g->conf.method,
+	};
+	int ret;
+
+	ret = hdp_add(g->ctx, name);
+	if (ret == -EOPNOTSUPP || ret == -EINVAL) {
+		if (!quiet)
+			glog(g, spec ? LOG_WARNING : LOG_INFO,
+			     "%s%s%s: %s: not protected", name, spec ? " " : "", spec ? spec : "",
+			     ret == -EINVAL ? "a partition" : "its driver cannot park it");
+		return;
+	}
+	if (ret == -ENOSYS || ret == -ENOENT || ret == -EPROTONOSUPPORT) {
+		g->kernel_missing = true;
+		return;
+	}
+	if (!ret || ret == -EEXIST)
+		ret = hdp_set(g->ctx, name, &set);
+	if (ret) {
+		if (!quiet || !is_protected(g, name))
+			glog(g, LOG_WARNING, "%s: cannot protect it: %s%s%s%s", name,
+			     hdp_strerror(ret), *hdp_kernel_message(g->ctx) ? " (" : "",
+			     hdp_kernel_message(g->ctx),
+			     *hdp_kernel_message(g->ctx) ? ")" : "");
+		if (ret == -ENODEV)
+			forget_disk(g, name);
+		return;
+	}
+	if (is_protected(g, name) || g->ndisks == MAX_DISKS)
+		return;
+	snprintf(g->disks[g->ndisks++], sizeof(g->disks[0]), "%s", name);
+	glog(g, LOG_NOTICE, "protecting %s%s%s%s: parks of %u.%03u s, method %s", name,
+	     spec ? " (" : "", spec ? spec : "", spec ? ")" : "",
+	     g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
+	     hdp_method_name(g->conf.method));
+}
+
+/*
+ * The configuration's disks, added and enabled. Run at the start, on
+ * SIGHUP, when a disk appears and when hdprotect comes back; @quiet
+ * after the start, where only news is told.
+ */
+static void setup_disks(struct guard *g, bool quiet)
+{
+	char name[HDP_NAME_MAX + 1], why[PATH_MAX + 64];
+	struct dirent **ents;
+	size_t i;
+	int k, j;
+
+	g->kernel_missing = false;
+	if (g->conf.disks) {
+		for (i = 0; g->conf.disks[i]; i++) {
+			if (disk_name(g->conf.disks[i], name, sizeof(name), why, sizeof(why))) {
+				if (!quiet)
+					glog(g, LOG_WARNING, "%s; it is protected when it appears",
+					     why);
+				continue;
+			}
+			protect_disk(g, name, strcmp(name, g->conf.disks[i]) ?
+				     g->conf.disks[i] : NULL, quiet);
+		}
+	} else {
+		k = scandir("/sys/block", &ents, NULL, versionsort);
+		for (j = 0; j < k; j++) {
+			if (ents[j]->d_name[0] != '.' && auto_disk(ents[j]->d_name))
+				protect_disk(g, ents[j]->d_name, NULL, quiet);
+			free(ents[j]);
+		}
+		if (k >= 0)
+			free(ents);
+	}
+	if (g->kernel_missing)
+		glog(g, quiet ? LOG_DEBUG : LOG_WARNING,
+		     "hdprotect is not in the kernel (modprobe hdprotect): the disks are protected once it is");
+}
+
+static void disks_text(const struct guard *g, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	*buf = '\0';
+	for (i = 0; i < g->ndisks && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", g->disks[i]);
+}
+
+/* ---- parks ---- */
+
+static void arm_timer(struct guard *g, uint64_t at_ns)
+{
+	struct itimerspec its = {
+		.it_value.tv_sec = at_ns / 1000000000ull,
+		.it_value.tv_nsec = at_ns % 1000000000ull,
+	};
+
+	timerfd_settime(g->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void describe(const struct source *src, const struct sample *s,
+		     enum detect_cause cause, char *buf, size_t len)
+{
+	double a;
+
+	if (s->hw_fall) {
+		snprintf(buf, len, "free fall seen by the hardware (%s)", src->path);
+		return;
+	}
+	a = s->x * s->x + s->y * s->y + s->z * s->z;
+	snprintf(buf, len, "%s, |a| %.2f g, on %s (%s)", detect_cause_name(cause),
+		 a > 0 ? __builtin_sqrt(a) : 0.0, src->path, src->name);
+}
+
+/*
+ * Park every enabled disk now, or renew the park; @s is the sample that
+ * called for it.
+ */
+static void park(struct guard *g, const struct source *src,
+		 const struct sample *s, enum detect_cause cause)
+{
+	char why[PATH_MAX + 256], names[512];
+	struct hdp_outcome **out;
+	uint64_t t = now_ns(), at = 0;
+	size_t i;
+	int ret;
+
+	if (g->parked && t - g->last_request_ns < RENEW_NS)
+		return;
+	ret = hdp_park_disks(g->ctx, NULL, 0, g->conf.timeout_ms, &out, NULL);
+	if (ret) {
+		/* Once a second at most: a fall goes on for many samples. */
+		if (t - g->last_failure_ns >= 1000000000ull || !g->last_failure_ns) {
+			describe(src, s, cause, why, sizeof(why));
+			glog(g, LOG_ERR, "cannot park (%s): %s%s%s", why,
+			     ret == -ENODEV ? "no disk is enabled" : hdp_strerror(ret),
+			     *hdp_kernel_message(g->ctx) ? ": " : "",
+			     hdp_kernel_message(g->ctx));
+			g->last_failure_ns = t;
+		}
+		return;
+	}
+	names[0] = '\0';
+	for (i = 0; out[i]; i++) {
+		if (out[i]->request_ns > at)
+			at = out[i]->request_ns;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? " " : "", out[i]->name);
+	}
+	hdp_outcomes_free(out);
+	g->last_request_ns = t;
+	g->park_end_ns = t + g->conf.timeout_ms * 1000000ull;
+	arm_timer(g, g->park_end_ns + 50 * 1000000ull);
+	describe(src, s, cause, why, sizeof(why));
+	if (g->parked) {
+		g->renewals++;
+		glog(g, LOG_DEBUG, "park renewed: %s", why);
+		return;
+	}
+	g->parked = true;
+	g->park_start_ns = t;
+	g->renewals = 0;
+	/* The kernel's time of the park command, against the sample's. */
+	glog(g, LOG_NOTICE, "park: %s; parked %s, park command %.2f ms after the sample at %llu.%06llu s",
+	     why, names, at > s->t_ns ? (at - s->t_ns) / 1e6 : 0.0,
+	     (unsigned long long)(s->t_ns / 1000000000ull),
+	     (unsigned long long)(s->t_ns % 1000000000ull / 1000));
+}
+
+/*
+ * While a source is in a fall, its samples are taken again every 10 ms
+ * when it sends none: the input core passes on only values that changed,
+ * and a sensor that reads the same in free fall would otherwise stop the
+ * detector's clock.
+ */
+#define FALL_TICK_NS	(10 * 1000000ull)
+
+static void arm_fall_timer(struct guard *g, bool on)
+{
+	struct itimerspec its = {
+		.it_value.tv_nsec = on ? FALL_TICK_NS : 0,
+		.it_interval.tv_nsec = on ? FALL_TICK_NS : 0,
+	};
+
+	timerfd_settime(g->ftfd, 0, &its, NULL);
+}
+
+static void on_sample(struct source *src, const struct sample *s, void *data)
+{
+	struct guard *g = data;
+	enum detect_cause cause;
+	bool was = src->det.in_fall;
+
+	if (s->hw_fall) {
+		park(g, src, s, DETECT_FREE_FALL);
+		return;
+	}
+	src->last[0] = s->x;
+	src->last[1] = s->y;
+	src->last[2] = s->z;
+	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
+	if (cause != DETECT_NONE)
+		park(g, src, s, cause);
+	if (src->det.in_fall && !was)
+		arm_fall_timer(g, true);
+}
+
+static void on_fall_timer(struct guard *g)
+{
+	struct sample s = { .t_ns = now_ns() };
+	enum detect_cause cause;
+	uint64_t ticks;
+	bool any = false;
+	size_t i;
+
+	if (read(g->ftfd, &ticks, sizeof(ticks)) < 0)
+		(void)0;
+	for (i = 0; i < MAX_SOURCES; i++) {
+		struct source *src = &g->src[i];
+
+		if (src->fd < 0 || !src->det.in_fall)
+			continue;
+		s.x = src->last[0];
+		s.y = src->last[1];
+		s.z = src->last[2];
+		cause = detect_sample(&src->det, s.t_ns, s.x, s.y, s.z);
+		if (cause != DETECT_NONE)
+			park(g, src, &s, cause);
+		any |= src->det.in_fall;
+	}
+	if (!any)
+		arm_fall_timer(g, false);
+}
+
+static void on_timer(struct guard *g)
+{
+	uint64_t t = now_ns(), ticks;
+
+	if (read(g->tfd, &ticks, sizeof(ticks)) < 0)
+		(void)0;
+	if (!g->parked || t < g->park_end_ns)
+		return;
+	g->parked = false;
+	glog(g, LOG_NOTICE, "unparked: quiet for %u.%03u s; parked %.2f s in all, %u renewal%s",
+	     g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
+	     (g->park_end_ns - g->park_start_ns) / 1e9, g->renewals,
+	     g->renewals == 1 ? "" : "s");
+}
+
+/* ---- sources ---- */
+
+static size_t nr_sources(const struct guard *g, bool motion_only)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g->src[i].fd >= 0 && (!motion_only || g->src[i].kind == SOURCE_EVDEV ||
+					  g->src[i].kind == SOURCE_IIO))
+			n++;
+	return n;
+}
+
+static bool source_is_open(const struct guard *g, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g->src[i].fd >= 0 && !strcmp(g->src[i].path, path))
+			return true;
+	return false;
+}
+
+static void close_source(struct guard *g, size_t i)
+{
+	epoll_ctl(g->ep, EPOLL_CTL_DEL, g->src[i].fd, NULL);
+	source_close(&g->src[i]);
+}
+
+/* Open one source; @named: the configuration names it. */
+static void try_source(struct guard *g, const char *path, bool named, bool quiet)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char why[PATH_MAX + 256], scale[64];
+	struct source s;
+	size_t i;
+	int ret;
+
+	if (source_is_open(g, path))
+		return;
+	/* A position file is the last resort: the driver's own device is better. */
+	if (!named && strstr(path, "/position") && nr_sources(g, true))
+		return;
+	ret = source_open(path, named, &s, why, sizeof(why));
+	if (ret) {
+		if (named && *why)
+			glog(g, LOG_WARNING, "%s", why);
+		else if (named)
+			glog(g, LOG_WARNING, "%s: %s", path, strerror(-ret));
+		else if (ret == -EPERM && !quiet)
+			glog(g, LOG_INFO, "%s", why);
+		return;
+	}
+	for (i = 0; i < MAX_SOURCES && g->src[i].fd >= 0; i++)
+		;
+	if (i == MAX_SOURCES) {
+		source_close(&s);
+		return;
+	}
+	detect_init(&s.det, g->conf.level);
+	g->src[i] = s;
+	ev.data.u64 = TAG_SOURCE + i;
+	if (epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev)) {
+		glog(g, LOG_ERR, "%s: cannot wait for it: %s", path, strerror(errno));
+		source_close(&g->src[i]);
+		return;
+	}
+	if (s.kind == SOURCE_FREEFALL)
+		snprintf(scale, sizeof(scale), "the hardware's decision");
+	else if (s.kind == SOURCE_IIO)
+		snprintf(scale, sizeof(scale), "%.6g g per count", s.iio_scale_g);
+	else if (s.counts_per_g)
+		snprintf(scale, sizeof(scale), "%g counts per g", s.counts_per_g);
+	else
+		snprintf(scale, sizeof(scale), "scale learned from gravity");
+	glog(g, LOG_NOTICE, "reading %s (%s, %s, %s), sensitivity %s", s.path, s.name,
+	     source_kind_name(s.kind), scale, conf_level_name(g->conf.level));
+}
+
+/* The configuration's sources, or every one found; @only: just this path. */
+static void open_sources(struct guard *g, const char *only, bool quiet)
+{
+	char **paths = NULL, real[PATH_MAX];
+	size_t i;
+
+	if (g->conf.sources) {
+		for (i = 0; g->conf.sources[i]; i++) {
+			if (only && (!realpath(g->conf.sources[i], real) || strcmp(real, only)) &&
+			    strcmp(g->conf.sources[i], only))
+				continue;
+			try_source(g, g->conf.sources[i], true, quiet);
+		}
+		return;
+	}
+	if (source_candidates(&paths))
+		return;
+	for (i = 0; paths[i]; i++)
+		if (!only || !strcmp(paths[i], only))
+			try_source(g, paths[i], false, quiet);
+	source_paths_free(paths);
+}
+
+static void on_source(struct guard *g, size_t i)
+{
+	struct source *src = &g->src[i];
+	int ret;
+
+	ret = source_read(src, on_sample, g);
+	if (!ret)
+		return;
+	if (ret == -ENODEV)
+		glog(g, LOG_WARNING, "%s (%s) went away%s", src->path, src->name,
+		     nr_sources(g, false) > 1 ? "" :
+		     ": no accelerometer left; waiting for one to appear");
+	else
+		glog(g, LOG_ERR, "%s (%s): %s; no longer read", src->path, src->name,
+		     strerror(-ret));
+	close_source(g, i);
+}
+
+/* ---- uevents: disks and accelerometers that appear ---- */
+
+static int open_uevents(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static void on_uevent(struct guard *g)
+{
+	char buf[4096], path[PATH_MAX];
+	const char *action, *subsystem, *devname, *devtype, *p;
+	struct sockaddr_nl sa;
+	socklen_t salen;
+	ssize_t n;
+
+	for (;;) {
+		salen = sizeof(sa);
+		n = recvfrom(g->uev, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&sa, &salen);
+		if (n < 0)
+			return;
+		if (sa.nl_pid)		/* only the kernel's own */
+			continue;
+		buf[n] = '\0';
+		action = subsystem = devname = devtype = "";
+		for (p = buf; p < buf + n; p += strlen(p) + 1) {
+			if (!strncmp(p, "ACTION=", 7))
+				action = p + 7;
+			else if (!strncmp(p, "SUBSYSTEM=", 10))
+				subsystem = p + 10;
+			else if (!strncmp(p, "DEVNAME=", 8))
+				devname = p + 8;
+			else if (!strncmp(p, "DEVTYPE=", 8))
+				devtype = p + 8;
+		}
+		if (strcmp(action, "add") || !*devname)
+			continue;
+		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
+			setup_disks(g, true);
+		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
+			snprintf(path, sizeof(path), "/dev/%s", devname);
+			open_sources(g, path, false);
+		} else if (!strcmp(subsystem, "iio")) {
+			snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
+			open_sources(g, path, false);
+		}
+	}
+}
+
+/* ---- the kernel's events ---- */
+
+static int on_event(const struct hdp_monitor_event *ev, void *data)
+{
+	struct guard *g = data;
+	const char *name = ev->disk ? ev->disk->name : "";
+
+	switch (ev->type) {
+	case HDP_EV_PARKED:
+		if (!is_protected(g, name))
+			break;
+		if (ev->result && ev->result != -EINPROGRESS)
+			glog(g, LOG_ERR, "%s: the device did not park: %s; its I/O is held all the same",
+			     name, hdp_strerror(ev->result));
+		else if (!ev->renewed)
+			glog(g, LOG_DEBUG, "%s: parked by %s, the device answered %.2f ms after the request",
+			     name, hdp_method_name(ev->disk->last_method),
+			     (ev->disk->complete_ns - ev->disk->request_ns) / 1e6);
+		break;
+	case HDP_EV_REMOVED:
+		if (is_protected(g, name)) {
+			glog(g, LOG_NOTICE, "%s is no longer protected (%s)", name,
+			     hdp_cause_name(ev->cause));
+			forget_disk(g, name);
+		}
+		break;
+	case HDP_EV_KERNEL_GONE:
+		/* Also when the monitor opens without hdprotect: said already. */
+		if (!g->kernel_missing)
+			glog(g, LOG_WARNING, "hdprotect went away: no disk can park until it is back");
+		g->kernel_missing = true;
+		g->ndisks = 0;
+		break;
+	case HDP_EV_KERNEL_BACK:
+		setup_disks(g, false);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void on_monitor(struct guard *g)
+{
+	int ret;
+
+	do {
+		ret = hdp_monitor_dispatch(g->mon, on_event, g);
+	} while (ret >= 0 && hdp_monitor_pending(g->mon) > 0);
+	if (ret < 0 && ret != -EAGAIN)
+		glog(g, LOG_WARNING, "the kernel's events: %s", hdp_strerror(ret));
+}
+
+/* ---- start, reload, stop ---- */
+
+static int open_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static void reload(struct guard *g)
+{
+	struct guard_conf conf;
+	char err[PATH_MAX + 256];
+	size_t i;
+
+	conf_defaults(&conf);
+	if (conf_load(g->opts->config, &conf, err, sizeof(err))) {
+		glog(g, LOG_ERR, "reload: %s; the configuration in force stays", err);
+		conf_free(&conf);
+		return;
+	}
+	conf_free(&g->conf);
+	g->conf = conf;
+	glog(g, LOG_NOTICE, "reload: %s read", g->opts->config);
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g->src[i].fd >= 0)
+			close_source(g, i);
+	open_sources(g, NULL, false);
+	g->ndisks = 0;
+	setup_disks(g, false);
+	if (!nr_sources(g, false))
+		glog(g, LOG_WARNING, "no accelerometer: waiting for one to appear");
+}
+
+static void on_signal(struct guard *g)
+{
+	struct signalfd_siginfo si;
+
+	while (read(g->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			notify("RELOADING=1");
+			reload(g);
+			notify("READY=1");
+		} else {
+			glog(g, LOG_NOTICE, "stopping (%s)%s", strsignal((int)si.ssi_signo),
+			     g->parked ? "; the disks unpark when their park ends" : "");
+			g->stop = true;
+		}
+	}
+}
+
+/* --check: what the guard would read and protect; nothing changes. */
+static int check(struct guard *g)
+{
+	char **paths = NULL, name[HDP_NAME_MAX + 1], why[PATH_MAX + 256];
+	char *const *list;
+	struct dirent **ents;
+	struct source s;
+	size_t i, nsrc = 0, ndisk = 0;
+	int k, j;
+
+	printf("configuration: %s\ntimeout: %u.%03u s\nmethod: %s\nsensitivity: %s\n",
+	       g->opts->config, g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
+	       hdp_method_name(g->conf.method), conf_level_name(g->conf.level));
+	if (!g->conf.sources && source_candidates(&paths))
+		return EXIT_FAILURE;
+	list = g->conf.sources ? g->conf.sources : paths;
+	for (i = 0; list[i]; i++) {
+		if (source_open(list[i], g->conf.sources != NULL, &s, why, sizeof(why))) {
+			if (g->conf.sources || *why)
+				printf("source: %s: not used: %s\n", list[i], *why ? why : "cannot open it");
+			continue;
+		}
+		printf("source: %s (%s, %s)\n", s.path, s.name, source_kind_name(s.kind));
+		source_close(&s);
+		nsrc++;
+	}
+	source_paths_free(paths);
+	if (g->conf.disks) {
+		for (i = 0; g->conf.disks[i]; i++) {
+			if (disk_name(g->conf.disks[i], name, sizeof(name), why, sizeof(why)))
+				printf("disk: %s: not present: %s\n", g->conf.disks[i], why);
+			else
+				printf("disk: %s (%s)\n", name, g->conf.disks[i]), ndisk++;
+		}
+	} else {
+		k = scandir("/sys/block", &ents, NULL, versionsort);
+		for (j = 0; j < k; j++) {
+			if (ents[j]->d_name[0] != '.' && auto_disk(ents[j]->d_name))
+				printf("disk: %s (rotational, not removable)\n", ents[j]->d_name), ndisk++;
+			free(ents[j]);
+		}
+		if (k >= 0)
+			free(ents);
+	}
+	if (!nsrc)
+		printf("no accelerometer: the guard would exit\n");
+	if (!ndisk)
+		printf("no disk to protect: the guard would exit\n");
+	return EXIT_SUCCESS;
+}
+
+static int add_fd(struct guard *g, int fd, enum tag tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static void lock_and_prioritize(struct guard *g)
+{
+	struct sched_param sp = { .sched_priority = GUARD_RT_PRIORITY };
+
+	/* No page fault between a fall's sample and its park. */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		glog(g, LOG_INFO, "cannot lock its memory (%s): a fall may wait for a page fault",
+		     strerror(errno));
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		glog(g, LOG_INFO, "no real-time priority (%s): a busy machine may delay a park",
+		     strerror(errno));
+}
+
+static void loop(struct guard *g)
+{
+	struct epoll_event evs[16];
+	int n, i;
+
+	while (!g->stop) {
+		n = epoll_wait(g->ep, evs, 16, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			glog(g, LOG_ERR, "epoll_wait: %s", strerror(errno));
+			return;
+		}
+		for (i = 0; i < n && !g->stop; i++) {
+			switch (evs[i].data.u64) {
+			case TAG_SIGNAL:
+				on_signal(g);
+				break;
+			case TAG_UEVENT:
+				on_uevent(g);
+				break;
+			case TAG_TIMER:
+				on_timer(g);
+				break;
+			case TAG_MONITOR:
+				on_monitor(g);
+				break;
+			case TAG_FALL:
+				on_fall_timer(g);
+				break;
+			default:
+				if (g->src[evs[i].data.u64 - TAG_SOURCE].fd >= 0)
+					on_source(g, evs[i].data.u64 - TAG_SOURCE);
+				break;
+			}
+		}
+	}
+}
+
+static int start(struct guard *g)
+{
+	char text[512], msg[600];
+	int fd, ret;
+
+	ret = hdp_new(&g->ctx);
+	if (!ret)
+		ret = hdp_new(&g->mon);
+	if (ret) {
+		glog(g, LOG_ERR, "%s", hdp_strerror(ret));
+		return EXIT_FAILURE;
+	}
+	/* The devices' answers come as events: a park does not wait for them. */
+	hdp_set_park_wait(g->ctx, 0);
+	g->ep = epoll_create1(EPOLL_CLOEXEC);
+	g->sfd = open_signals();
+	g->uev = open_uevents();
+	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	g->ftfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g->ep < 0 || g->sfd < 0 || g->tfd < 0 || g->ftfd < 0) {
+		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (g->uev < 0)
+		glog(g, LOG_WARNING, "no uevents (%s): disks and accelerometers that appear later are not seen",
+		     strerror(-g->uev));
+	if (add_fd(g, g->sfd, TAG_SIGNAL) || add_fd(g, g->tfd, TAG_TIMER) ||
+	    add_fd(g, g->ftfd, TAG_FALL) ||
+	    (g->uev >= 0 && add_fd(g, g->uev, TAG_UEVENT))) {
+		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+
+	open_sources(g, NULL, false);
+	if (!nr_sources(g, false)) {
+		glog(g, LOG_NOTICE, "no accelerometer%s: nothing to guard with",
+		     g->conf.sources ? " of the configuration can be read" :
+		     " found (input devices, IIO, /dev/freefall, position files)");
+		/* Started, and done: systemd sees no failure. */
+		notify("READY=1\nSTATUS=no accelerometer: nothing to guard with");
+		return EXIT_SUCCESS;
+	}
+	/* Listen before adding the disks, so that no event is missed. */
+	fd = hdp_monitor_open(g->mon);
+	if (fd < 0 || add_fd(g, fd, TAG_MONITOR)) {
+		glog(g, LOG_ERR, "cannot hear the kernel's events: %s",
+		     hdp_strerror(fd < 0 ? fd : -errno));
+		return EXIT_FAILURE;
+	}
+	setup_disks(g, false);
+	if (!g->ndisks && !g->kernel_missing) {
+		glog(g, LOG_NOTICE, "no disk to protect%s",
+		     g->conf.disks ? " of the configuration is present" :
+		     ": no rotational, non-removable disk that its driver can park");
+		notify("READY=1\nSTATUS=no disk to protect");
+		return EXIT_SUCCESS;
+	}
+	lock_and_prioritize(g);
+	disks_text(g, text, sizeof(text));
+	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=protecting %s with %zu accelerometer%s",
+		 *text ? text : "no disk yet", nr_sources(g, false),
+		 nr_sources(g, false) == 1 ? "" : "s");
+	notify(msg);
+	glog(g, LOG_NOTICE, "guarding %s", *text ? text : "no disk yet (waiting for hdprotect)");
+	loop(g);
+	return EXIT_SUCCESS;
+}
+
+int guard_main(const struct guard_opts *opts)
+{
+	struct guard g = {
+		.opts = opts,
+		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1,
+		.journal = getenv("JOURNAL_STREAM") != NULL,
+	};
+	char err[PATH_MAX + 256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < MAX_SOURCES; i++)
+		g.src[i].fd = g.src[i].data_fd = -1;
+	conf_defaults(&g.conf);
+	if (conf_load(opts->config, &g.conf, err, sizeof(err))) {
+		glog(&g, LOG_ERR, "%s", err);
+		return 1;
+	}
+	rc = opts->check ? check(&g) : start(&g);
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g.src[i].fd >= 0)
+			source_close(&g.src[i]);
+	hdp_free(g.mon);
+	hdp_free(g.ctx);
+	if (g.ep >= 0)
+		close(g.ep);
+	if (g.sfd >= 0)
+		close(g.sfd);
+	if (g.uev >= 0)
+		close(g.uev);
+	if (g.tfd >= 0)
+		close(g.tfd);
+	if (g.ftfd >= 0)
+		close(g.ftfd);
+	conf_free(&g.conf);
+	return rc;
+}

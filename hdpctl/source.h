@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hdpctl guard's accelerometers: finding them, and reading their samples
+ * in g. Four kinds (hdpctl(8), SOURCES): input event devices, IIO
+ * accelerometers, /dev/freefall, and the position files of hdaps,
+ * lis3lv02d and applesmc. Each source has one file descriptor to wait on;
+ * source_read() turns what is ready into samples.
+ */
+#ifndef HDPCTL_SOURCE_H
+#define HDPCTL_SOURCE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "detect.h"
+
+enum source_kind {
+	SOURCE_EVDEV,		/* /dev/input/eventN */
+	SOURCE_IIO,		/* /sys/bus/iio/devices/iio:deviceN, raw files */
+	SOURCE_FREEFALL,	/* /dev/freefall: the hardware's decision */
+	SOURCE_POSITION,	/* a driver's position file, polled */
+};
+
+/* Samples to take for a scale from gravity, at rest. */
+#define SOURCE_CALIBRATION_SAMPLES	32
+
+/**
+ * struct source - one accelerometer
+ * @kind: what it is
+ * @path: what it was opened as (device node or sysfs file/directory)
+ * @name: the device's own name
+ * @fd: what to wait on (the device, or a timer for the polled kinds)
+ * @data_fd: the file read for a polled kind, else -1
+ * @counts_per_g: the scale; 0 while it is being learned from gravity
+ * @raw: the last value of each axis, in counts
+ * @cal_sum: sum of |a| in counts of the calibration samples
+ * @cal_n: how many were taken
+ * @det: this source's detector
+ * @last: its last sample, in g
+ */
+struct source {
+	enum source_kind kind;
+	char path[PATH_MAX];
+	char name[128];
+	int fd;
+	int data_fd;
+	double counts_per_g;
+	double iio_scale_g;
+	int32_t raw[3];
+	double cal_sum;
+	unsigned int cal_n;
+	struct detect det;
+	double last[3];
+};
+
+/* One sample, or the hardware's free-fall decision (@hw_fall). */
+struct sample {
+	uint64_t t_ns;		/* CLOCK_MONOTONIC */
+	double x, y, z;		/* g */
+	bool hw_fall;
+};
+
+typedef void (*sample_fn)(struct source *src, const struct sample *s,
+			  void *data);
+
+/**
+ * source_open() - open one accelerometer
+ * @path: an event device, an IIO device (its directory, or its name
+ *	"iio:deviceN"), /dev/freefall, or a position file
+ * @named: the administrator named it: a device that is no accelerometer
+ *	is still refused, but the message says why
+ * @src: where to store it
+ * @why: where to write why it is refused
+ * @whylen: its size
+ *
+ * Return: 0; -ENOTTY if it is not an accelerometer (@why says why),
+ * -EPERM if it is a game controller's sensor, or the negative errno of
+ * opening it.
+ */
+int source_open(const char *path, bool named, struct source *src,
+		char *why, size_t whylen);
+
+void source_close(struct source *src);
+
+/**
+ * source_read() - take what is ready
+ * @src: the source whose fd is readable
+ * @fn: called for each sample (in g) or free-fall decision
+ * @data: for @fn
+ *
+ * Return: 0; -ENODEV if the device went away (close it), or another
+ * negative errno of reading.
+ */
+int source_read(struct source *src, sample_fn fn, void *data);
+
+/**
+ * source_candidates() - every accelerometer the machine may have
+ * @paths: where to store a NULL-terminated list of paths to try with
+ *	source_open(), in order of preference: event devices, IIO devices,
+ *	/dev/freefall, position files
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int source_candidates(char ***paths);
+
+void source_paths_free(char **paths);
+
+const char *source_kind_name(enum source_kind kind);
+
+#endif /* HDPCTL_SOURCE_H */

@@ -1,0 +1,226 @@
+# hdpctl guard, fed the motion corpus (/hdp/motion, from tests/data/motion)
+# through uinput as an accelerometer (motion-replay). The host side
+# (guard.check) finds in QEMU's trace the park command at each ATA disk
+# in the window of each fall, after the fall began, and no park command in
+# the windows of the traces that are no fall. Here, from the guard's own
+# log: a machine without accelerometer, a game controller's sensor
+# refused, one park per fall and none else, the accelerometer removed
+# (no spinning) and another one found, SIGHUP with a bad and a good
+# configuration, a disk added after the start, hdprotect unloaded and
+# loaded again, and hdprotect missing at the start.
+# Costs about 60 s: the traces play in real time. `make check` plays the
+# first 2 s of each fall (the fall starts at 1 s) and 4 s of the others;
+# `make soak` plays them whole.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok guard "modprobe hdprotect failed"; exit 1; }
+M=/hdp/motion
+L=/tmp/guard.log
+FALLS="drop-10cm drop-10cm-tumbling drop-30cm drop-30cm-tumbling drop-76cm drop-76cm-tumbling sofa"
+CALM="knock lift putdown typing walking car"
+# The ATA disks' names, sorted: what "disks = auto" protects.
+PROTECTED=$(for n in ahci0 ahci1 piix0; do disk $n; done | sort | tr '\n' ' ')
+PROTECTED=${PROTECTED% }
+
+# words: the words of standard input, sorted, on one line.
+words() {
+	echo $(tr ' ' '\n' | sed '/^$/d' | sort)
+}
+
+# replay NAME ARGS...: motion-replay in the background, waiting for
+# /tmp/go-NAME; its output in /tmp/replay-NAME.out, its pid in $RPID.
+replay() {
+	_n=$1
+	shift
+	rm -f "/tmp/go-$_n"
+	motion-replay --wait-file "/tmp/go-$_n" "$@" >"/tmp/replay-$_n.out" 2>&1 &
+	RPID=$!
+	wait_line "/tmp/replay-$_n.out" '^device '
+}
+
+traces() {
+	for t; do echo "$M/$t.trace"; done
+}
+
+# cpu_ticks PID: user and system time of PID, in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+remove_items() {
+	for d in /config/hdprotect/*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+}
+
+# --- no accelerometer, and a game controller's sensor ---
+printf 'disks = auto\n' >/tmp/guard.conf
+hdpctl guard -c /tmp/guard.conf >$L 2>&1
+st=$?
+if [ $st = 0 ] && grep -q 'no accelerometer found' $L; then
+	ok no-accelerometer-exits-0-saying-so
+else
+	not_ok no-accelerometer-exits-0-saying-so "exit $st: $(cat $L)"
+fi
+replay pad --bus usb --name "Sony Motion Sensors" --settle 0 --seconds 0.1 $M/lift.trace
+hdpctl guard -c /tmp/guard.conf >$L 2>&1
+st=$?
+touch /tmp/go-pad
+wait $RPID
+if [ $st = 0 ] && grep -q 'motion sensor of a USB device' $L && grep -q 'no accelerometer found' $L; then
+	ok game-controller-sensor-refused
+else
+	not_ok game-controller-sensor-refused "exit $st: $(cat $L)"
+fi
+expect_eq no-accelerometer-touches-no-disk "$(ls /config/hdprotect)" ""
+
+# --- the falls: one park each ---
+printf 'disks = auto\ntimeout = 1\n' >/tmp/guard.conf
+replay falls --mark guard --seconds "$(by_mode 2 0)" --gap 1.5 --settle 0.5 $(traces $FALLS)
+hdpctl guard -c /tmp/guard.conf -v >$L 2>&1 &
+GPID=$!
+if wait_line $L '^hdpctl guard: guarding '; then
+	expect_eq guard-protects-the-ata-disks "$(sed -n 's/^hdpctl guard: guarding //p' $L | words)" "$PROTECTED"
+else
+	not_ok guard-protects-the-ata-disks "$(cat $L)"
+fi
+expect_eq guard-enabled-them "$(cat /config/hdprotect/*/enable | tr -d '\n')" 111
+expect_eq guard-set-the-timeout "$(cat /config/hdprotect/*/timeout | sort -u)" 1
+if grep -q ": its driver cannot park it: not protected" $L; then
+	ok guard-passes-over-a-disk-its-driver-cannot-park
+else
+	not_ok guard-passes-over-a-disk-its-driver-cannot-park "$(cat $L)"
+fi
+touch /tmp/go-falls
+wait $RPID
+nfall=$(grep -c '^fall ' /tmp/replay-falls.out)
+nparks=$(grep -c '^hdpctl guard: park: ' $L)
+expect_eq every-fall-played "$nfall" 7
+expect_eq one-park-per-fall "$nparks" "$nfall"
+# The parks name every protected disk, and say what they saw.
+n=$(sed -n 's/^hdpctl guard: park: .*; parked \(.*\), park command.*/\1/p' $L |
+	awk -v want="$PROTECTED" 'BEGIN { nw = split(want, W, " "); for (i in W) set[W[i]] = 1 }
+		{ n = split($0, w, " "); good = n == nw
+		  for (i = 1; i <= n; i++) if (!(w[i] in set)) good = 0
+		  k += good } END { print k + 0 }')
+expect_eq each-park-parks-every-disk "$n" "$nparks"
+# Guest-side latency, fall's first sample to the park command (kernel time).
+grep '^hdpctl guard: park: ' $L | sed 's/.*command \([0-9.]*\) ms after the sample at \([0-9.]*\) s/\1 \2/' >/tmp/parks
+grep '^fall ' /tmp/replay-falls.out | paste - /tmp/parks | awk '{
+	lat = ($5 + $4 / 1000) * 1000 - $3 / 1e6
+	printf "# guard: %s parked %.1f ms after the fall began\n", $2, lat
+	if (lat < 0 || lat > 1000) bad = bad " " $2
+} END { exit bad != "" }' || not_ok parks-follow-their-falls "$(cat /tmp/parks)"
+grep -q 'park renewed' $L && ok a-fall-renews-its-park || not_ok a-fall-renews-its-park "no renewal in $(cat $L)"
+
+# --- the accelerometer goes away: no spinning, one message ---
+if wait_line $L 'went away: no accelerometer left; waiting'; then
+	t0=$(cpu_ticks $GPID)
+	msleep 1000
+	t1=$(cpu_ticks $GPID)
+	if [ $((t1 - t0)) -le 5 ] && [ "$(grep -c 'went away' $L)" = 1 ]; then
+		ok accelerometer-gone-guard-waits-quietly
+	else
+		not_ok accelerometer-gone-guard-waits-quietly "$((t1 - t0)) ticks in 1 s; $(grep -c 'went away' $L) messages"
+	fi
+else
+	not_ok accelerometer-gone-guard-waits-quietly "no message: $(cat $L)"
+fi
+
+# --- another accelerometer; the motions that are no fall ---
+replay calm --mark guard --seconds "$(by_mode 4 0)" --gap 0.5 --settle 0.5 $(traces $CALM)
+if wait_line $L '^hdpctl guard: reading ' 2; then
+	ok guard-finds-an-accelerometer-added-later
+else
+	not_ok guard-finds-an-accelerometer-added-later "$(cat $L)"
+fi
+touch /tmp/go-calm
+wait $RPID
+expect_eq no-park-without-a-fall "$(grep -c '^hdpctl guard: park: ' $L)" "$nparks"
+
+# --- SIGHUP: a bad configuration changes nothing, a good one applies ---
+printf 'timeout = 40s\n' >/tmp/guard.conf
+kill -HUP $GPID
+if wait_line $L 'line 1: timeout .40s.*the configuration in force stays'; then
+	ok sighup-bad-configuration-kept-the-old
+else
+	not_ok sighup-bad-configuration-kept-the-old "$(cat $L)"
+fi
+printf 'disks = /dev/hdp/ahci0 nullb0 # nullb0 comes later\ntimeout = 2\nsensitivity = high\n' >/tmp/guard.conf
+kill -HUP $GPID
+wait_line $L 'reload: /tmp/guard.conf read'
+if wait_line $L 'nullb0: no such disk; it is protected when it appears' &&
+	[ "$(cat /config/hdprotect/$(disk ahci0)/timeout)" = 2 ]; then
+	ok sighup-applies-the-new-configuration
+else
+	not_ok sighup-applies-the-new-configuration "$(cat $L)"
+fi
+kill -0 $GPID 2>/dev/null && ok guard-survives-sighup || not_ok guard-survives-sighup "it exited"
+
+# --- a disk that appears later is protected ---
+nullb_make nullb0 1 || not_ok guard-hotplug "cannot make a null_blk disk"
+nb=$(basename "$(ls -d /sys/block/nullb* | head -1)")
+if [ "$nb" = nullb0 ] && wait_line $L 'protecting nullb0'; then
+	ok disk-added-later-is-protected
+else
+	not_ok disk-added-later-is-protected "disk $nb; $(cat $L)"
+fi
+p0=$(stat_of /config/hdprotect/nullb0 parks 2>/dev/null || echo 0)
+replay drop --settle 0.3 --seconds 2 $M/drop-30cm.trace
+touch /tmp/go-drop
+wait $RPID
+n=$(wait_stat /config/hdprotect/nullb0 parks $((p0 + 1)))
+[ "$n" -gt "$p0" ] && ok drop-parks-the-disk-added-later ||
+	not_ok drop-parks-the-disk-added-later "parks went from $p0 to $n"
+
+# --- hdprotect unloaded and loaded again: the disks are protected again ---
+n0=$(grep -c 'protecting nullb0' $L)
+remove_items
+rmmod hdprotect
+wait_line $L 'hdprotect went away'
+modprobe hdprotect
+if wait_line $L 'protecting nullb0' $((n0 + 1)); then
+	ok protected-again-after-module-reload
+else
+	not_ok protected-again-after-module-reload "$(cat $L)"
+fi
+kill -TERM $GPID
+wait $GPID
+st=$?
+if [ $st = 0 ] && grep -q 'stopping (Terminated)' $L; then
+	ok sigterm-stops-cleanly
+else
+	not_ok sigterm-stops-cleanly "exit $st: $(tail -3 $L)"
+fi
+
+# --- hdprotect missing at the start, loaded later ---
+remove_items
+rmmod hdprotect
+mp=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false >/proc/sys/kernel/modprobe
+printf 'disks = nullb0\n' >/tmp/guard.conf
+replay late --settle 0.3 --seconds 2 $M/drop-30cm.trace
+hdpctl guard -c /tmp/guard.conf >$L 2>&1 &
+GPID=$!
+if wait_line $L 'hdprotect is not in the kernel'; then
+	ok module-missing-at-start-said
+else
+	not_ok module-missing-at-start-said "$(cat $L)"
+fi
+echo "$mp" >/proc/sys/kernel/modprobe
+modprobe hdprotect
+if wait_line $L 'protecting nullb0'; then
+	ok module-loaded-later-disks-protected
+	touch /tmp/go-late
+	wait $RPID
+	n=$(wait_stat /config/hdprotect/nullb0 parks 1)
+	[ "$n" -ge 1 ] && ok module-loaded-later-drop-parks ||
+		not_ok module-loaded-later-drop-parks "nullb0 parked $n times"
+else
+	not_ok module-loaded-later-disks-protected "$(cat $L)"
+	kill $RPID
+fi
+kill -TERM $GPID
+wait $GPID
+remove_items
+nullb_remove nullb0
