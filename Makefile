@@ -113,7 +113,7 @@ install: lib hdpctl
 	sed -e 's|@BINDIR@|$(BINDIR)|' service/hdprotect-guard.service.in \
 		>$(DESTDIR)$(UNITDIR)/hdprotect-guard.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hdprotect-guard.service
-	install -m 0644 service/60-hdprotect.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -m 0644 service/70-hdprotect.rules $(DESTDIR)$(UDEVRULESDIR)/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hdprotect.conf ] || \
 		install -m 0644 service/hdprotect.conf $(DESTDIR)$(SYSCONFDIR)/
 

@@ -22,6 +22,7 @@ enum detect_cause {
 	DETECT_NONE,
 	DETECT_FREE_FALL,	/* |a| well below 1 g for long enough */
 	DETECT_SHOCK,		/* |a| far from 1 g: a jolt */
+	DETECT_TILT,		/* gravity's direction turned fast: tipped over */
 };
 
 /**
@@ -29,18 +30,33 @@ enum detect_cause {
  * @ff_g: free fall: |a| below this, in g
  * @ff_ms: ... for this long, from the first sample below
  * @shock_g: a shock: | |a| - 1 g | at least this, in g
+ * @tilt_deg: a tilt: gravity's direction turned by at least this, in
+ *	degrees ...
+ * @tilt_ms: ... within this long
  */
 struct detect_params {
 	double ff_g;
 	unsigned int ff_ms;
 	double shock_g;
+	double tilt_deg;
+	unsigned int tilt_ms;
 };
+
+/* A free fall longer than this is a stuck sensor: no park (detect.c). */
+#define DETECT_STUCK_MS		2000
+
+/* The directions of gravity a tilt is measured against. */
+#define DETECT_TILT_SAMPLES	64
 
 /* One detector's state; zero it with detect_init(). */
 struct detect {
 	struct detect_params p;
 	bool in_fall;		/* the samples since fall_start were below ff_g */
 	uint64_t fall_start_ns;
+	/* the last samples near 1 g: their times and unit vectors, a ring */
+	uint64_t dir_ns[DETECT_TILT_SAMPLES];
+	double dir[DETECT_TILT_SAMPLES][3];
+	unsigned int ndir, head;
 };
 
 /* The thresholds of @level (see detect.c for why each is what it is). */

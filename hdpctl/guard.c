@@ -91,7 +91,16 @@ struct guard {
 	unsigned int renewals;
 	uint64_t last_failure_ns;
 	bool stop;
+	bool failed;			/* the loop broke: exit 1 */
 };
+
+/* The kernel's message of the last request, or "" if it gave none. */
+static const char *kmsg(const struct hdp_ctx *ctx)
+{
+	const char *m = hdp_kernel_message(ctx);
+
+	return m ? m : "";
+}
 
 static uint64_t now_ns(void)
 {
@@ -293,9 +302,8 @@ static void protect_disk(struct guard *g, const char *name, const char *spec,
 	if (ret) {
 		if (!quiet || !is_protected(g, name))
 			glog(g, LOG_WARNING, "%s: cannot protect it: %s%s%s%s", name,
-			     hdp_strerror(ret), *hdp_kernel_message(g->ctx) ? " (" : "",
-			     hdp_kernel_message(g->ctx),
-			     *hdp_kernel_message(g->ctx) ? ")" : "");
+			     hdp_strerror(ret), *kmsg(g->ctx) ? " (" : "",
+			     kmsg(g->ctx), *kmsg(g->ctx) ? ")" : "");
 		if (ret == -ENODEV)
 			forget_disk(g, name);
 		return;
@@ -396,7 +404,12 @@ static void park(struct guard *g, const struct source *src,
 	size_t i;
 	int ret;
 
-	if (g->parked && t - g->last_request_ns < RENEW_NS)
+	/* Without hdprotect, a request would only wait for modprobe. */
+	if (g->kernel_missing && t - g->last_failure_ns < 1000000000ull)
+		return;
+	/* Renewed before it ends, also for a timeout under 2 * RENEW_NS. */
+	if (g->parked && t - g->last_request_ns <
+	    (RENEW_NS < g->conf.timeout_ms * 500000ull ? RENEW_NS : g->conf.timeout_ms * 500000ull))
 		return;
 	ret = hdp_park_disks(g->ctx, NULL, 0, g->conf.timeout_ms, &out, NULL);
 	if (ret) {
@@ -405,8 +418,7 @@ static void park(struct guard *g, const struct source *src,
 			describe(src, s, cause, why, sizeof(why));
 			glog(g, LOG_ERR, "cannot park (%s): %s%s%s", why,
 			     ret == -ENODEV ? "no disk is enabled" : hdp_strerror(ret),
-			     *hdp_kernel_message(g->ctx) ? ": " : "",
-			     hdp_kernel_message(g->ctx));
+			     *kmsg(g->ctx) ? ": " : "", kmsg(g->ctx));
 			g->last_failure_ns = t;
 		}
 		return;
@@ -526,15 +538,27 @@ static size_t nr_sources(const struct guard *g, bool motion_only)
 
 	for (i = 0; i < MAX_SOURCES; i++)
 		if (g->src[i].fd >= 0 && (!motion_only || g->src[i].kind == SOURCE_EVDEV ||
-					  g->src[i].kind == SOURCE_IIO))
+					  g->src[i].kind == SOURCE_IIO ||
+					  g->src[i].kind == SOURCE_IIO_BUFFER))
 			n++;
 	return n;
 }
 
+/* The path a source is known by: an IIO device's directory, or @path. */
+static const char *source_path(const char *path, char *buf, size_t len)
+{
+	if (strncmp(path, "iio:device", 10))
+		return path;
+	snprintf(buf, len, "/sys/bus/iio/devices/%s", path);
+	return buf;
+}
+
 static bool source_is_open(const struct guard *g, const char *path)
 {
+	char buf[PATH_MAX];
 	size_t i;
 
+	path = source_path(path, buf, sizeof(buf));
 	for (i = 0; i < MAX_SOURCES; i++)
 		if (g->src[i].fd >= 0 && !strcmp(g->src[i].path, path))
 			return true;
@@ -580,14 +604,18 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 	detect_init(&s.det, g->conf.level);
 	g->src[i] = s;
 	ev.data.u64 = TAG_SOURCE + i;
-	if (epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev)) {
-		glog(g, LOG_ERR, "%s: cannot wait for it: %s", path, strerror(errno));
+	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
+	/* dell-smo8800's /dev/freefall cannot be polled: a thread reads it. */
+	if (ret == -EPERM && s.kind == SOURCE_FREEFALL && !source_thread(&g->src[i]))
+		ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, g->src[i].fd, &ev) ? -errno : 0;
+	if (ret) {
+		glog(g, LOG_ERR, "%s: cannot wait for it: %s", path, strerror(-ret));
 		source_close(&g->src[i]);
 		return;
 	}
 	if (s.kind == SOURCE_FREEFALL)
 		snprintf(scale, sizeof(scale), "the hardware's decision");
-	else if (s.kind == SOURCE_IIO)
+	else if (s.kind == SOURCE_IIO || s.kind == SOURCE_IIO_BUFFER)
 		snprintf(scale, sizeof(scale), "%.6g g per count", s.iio_scale_g);
 	else if (s.counts_per_g)
 		snprintf(scale, sizeof(scale), "%g counts per g", s.counts_per_g);
@@ -595,18 +623,22 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 		snprintf(scale, sizeof(scale), "scale learned from gravity");
 	glog(g, LOG_NOTICE, "reading %s (%s, %s, %s), sensitivity %s", s.path, s.name,
 	     source_kind_name(s.kind), scale, conf_level_name(g->conf.level));
+	if (s.poll_was_ms)
+		glog(g, LOG_INFO, "%s: its driver polled it every %u ms: now every 10 ms",
+		     s.path, s.poll_was_ms);
 }
 
 /* The configuration's sources, or every one found; @only: just this path. */
 static void open_sources(struct guard *g, const char *only, bool quiet)
 {
-	char **paths = NULL, real[PATH_MAX];
+	char **paths = NULL, real[PATH_MAX], buf[PATH_MAX];
+	const char *p;
 	size_t i;
 
 	if (g->conf.sources) {
 		for (i = 0; g->conf.sources[i]; i++) {
-			if (only && (!realpath(g->conf.sources[i], real) || strcmp(real, only)) &&
-			    strcmp(g->conf.sources[i], only))
+			p = source_path(g->conf.sources[i], buf, sizeof(buf));
+			if (only && (!realpath(p, real) || strcmp(real, only)) && strcmp(p, only))
 				continue;
 			try_source(g, g->conf.sources[i], true, quiet);
 		}
@@ -620,22 +652,37 @@ static void open_sources(struct guard *g, const char *only, bool quiet)
 	source_paths_free(paths);
 }
 
-static void on_source(struct guard *g, size_t i)
+static void source_gone(struct guard *g, size_t i, int err)
 {
 	struct source *src = &g->src[i];
-	int ret;
 
-	ret = source_read(src, on_sample, g);
-	if (!ret)
-		return;
-	if (ret == -ENODEV)
+	if (err == -ENODEV)
 		glog(g, LOG_WARNING, "%s (%s) went away%s", src->path, src->name,
 		     nr_sources(g, false) > 1 ? "" :
 		     ": no accelerometer left; waiting for one to appear");
 	else
 		glog(g, LOG_ERR, "%s (%s): %s; no longer read", src->path, src->name,
-		     strerror(-ret));
+		     strerror(-err));
 	close_source(g, i);
+}
+
+static void on_source(struct guard *g, size_t i)
+{
+	int ret;
+
+	ret = source_read(&g->src[i], on_sample, g);
+	if (ret)
+		source_gone(g, i, ret);
+}
+
+/* A device removed (a uevent): the source read from it, if any, is closed. */
+static void source_removed(struct guard *g, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g->src[i].fd >= 0 && !strcmp(g->src[i].path, path))
+			source_gone(g, i, -ENODEV);
 }
 
 /* ---- uevents: disks and accelerometers that appear ---- */
@@ -683,8 +730,17 @@ static void on_uevent(struct guard *g)
 			else if (!strncmp(p, "DEVTYPE=", 8))
 				devtype = p + 8;
 		}
-		if (strcmp(action, "add") || !*devname)
+		if (!*devname || (strcmp(action, "add") && strcmp(action, "remove")))
 			continue;
+		if (!strcmp(action, "remove")) {
+			/* An IIO buffer's fd tells nobody its device went away. */
+			if (!strcmp(subsystem, "iio"))
+				snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
+			else
+				snprintf(path, sizeof(path), "/dev/%s", devname);
+			source_removed(g, path);
+			continue;
+		}
 		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
 			setup_disks(g, true);
 		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
@@ -815,7 +871,7 @@ static int check(struct guard *g)
 	struct dirent **ents;
 	struct source s;
 	size_t i, nsrc = 0, ndisk = 0;
-	int k, j;
+	int k, j, ret;
 
 	printf("configuration: %s\ntimeout: %u.%03u s\nmethod: %s\nsensitivity: %s\n",
 	       g->opts->config, g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
@@ -824,9 +880,11 @@ static int check(struct guard *g)
 		return EXIT_FAILURE;
 	list = g->conf.sources ? g->conf.sources : paths;
 	for (i = 0; list[i]; i++) {
-		if (source_open(list[i], g->conf.sources != NULL, &s, why, sizeof(why))) {
-			if (g->conf.sources || *why)
-				printf("source: %s: not used: %s\n", list[i], *why ? why : "cannot open it");
+		ret = source_open(list[i], g->conf.sources != NULL, &s, why, sizeof(why));
+		if (ret) {
+			if (g->conf.sources || *why || ret != -ENOTTY)
+				printf("source: %s: not used: %s\n", list[i],
+				       *why ? why : strerror(-ret));
 			continue;
 		}
 		printf("source: %s (%s, %s)\n", s.path, s.name, source_kind_name(s.kind));
@@ -888,7 +946,8 @@ static void loop(struct guard *g)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			glog(g, LOG_ERR, "epoll_wait: %s", strerror(errno));
+			glog(g, LOG_ERR, "epoll_wait: %s; stopping", strerror(errno));
+			g->failed = true;
 			return;
 		}
 		for (i = 0; i < n && !g->stop; i++) {
@@ -982,7 +1041,7 @@ static int start(struct guard *g)
 	notify(msg);
 	glog(g, LOG_NOTICE, "guarding %s", *text ? text : "no disk yet (waiting for hdprotect)");
 	loop(g);
-	return EXIT_SUCCESS;
+	return g->failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int guard_main(const struct guard_opts *opts)

@@ -13,12 +13,18 @@
  * applesmc's input device) cannot see a fall, which leaves x and y at
  * rest: refused with that reason.
  *
- * IIO accelerometers: in_accel_{x,y,z}_raw times in_accel_scale (m/s^2 per
- * count), read at SOURCE_POLL_HZ: the buffered interface needs a trigger
- * that most laptop sensors lack, and the raw files work everywhere.
+ * IIO accelerometers: through the buffer (/dev/iio:deviceN) when the device
+ * has a trigger (trigger/current_trigger: its driver's own, or one the
+ * administrator set, such as an hrtimer trigger made in configfs), with
+ * CLOCK_MONOTONIC timestamps; else in_accel_{x,y,z}_raw read at
+ * SOURCE_POLL_HZ. Either way times in_accel_scale (m/s^2 per count).
  *
- * /dev/freefall (lis3lv02d, dell-smo8800): a read returns how many times
- * the hardware saw a free fall; it is the hardware's own decision.
+ * /dev/freefall (lis3lv02d, dell-smo8800): a read returns one byte, how
+ * many times (up to 255) the hardware saw a free fall; it is the
+ * hardware's own decision. dell-smo8800's has no poll and ignores
+ * O_NONBLOCK: a thread of its own waits in a blocking read and tells the
+ * loop through an eventfd (source_thread()). The device is known by its
+ * misc class entry, not by its path, so that a link of another name works.
  *
  * Position files, polled at SOURCE_POLL_HZ: "(x,y,z)" (lis3lv02d in mg,
  * applesmc scaled from gravity).
@@ -32,7 +38,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -45,6 +56,11 @@
  * 143 ms, and the detector wants 40 ms of it (detect.c).
  */
 #define SOURCE_POLL_HZ		100
+/*
+ * An input device its driver polls (lis3lv02d: every 50 ms) is asked for
+ * a sample every 10 ms, as the sysfs sources are read.
+ */
+#define SOURCE_POLL_MS		10
 #define STANDARD_GRAVITY	9.80665
 
 #define BIT_WORDS(n)	(((n) + 8 * sizeof(long) - 1) / (8 * sizeof(long)))
@@ -69,6 +85,8 @@ const char *source_kind_name(enum source_kind kind)
 		return "input";
 	case SOURCE_IIO:
 		return "iio";
+	case SOURCE_IIO_BUFFER:
+		return "iio buffer";
 	case SOURCE_FREEFALL:
 		return "freefall";
 	default:
@@ -118,6 +136,40 @@ static int read_text(const char *path, char *buf, size_t len)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * A polled input device (lis3lv02d) sampled every @ms; 0 asks for
+ * SOURCE_POLL_MS and gives the interval it had, if it was longer (else 0,
+ * and nothing changed).
+ */
+static unsigned int set_poll(const char *path, unsigned int ms)
+{
+	char file[PATH_MAX + 64], buf[32];
+	const char *ev = strrchr(path, '/');
+	unsigned int was;
+
+	snprintf(file, sizeof(file), "/sys/class/input/%s/device/poll", ev ? ev + 1 : path);
+	if (read_text(file, buf, sizeof(buf)))
+		return 0;
+	was = (unsigned int)strtoul(buf, NULL, 10);
+	snprintf(buf, sizeof(buf), "%u", ms ? ms : SOURCE_POLL_MS);
+	if ((!ms && was <= SOURCE_POLL_MS) || write_text(file, buf))
+		return 0;
+	return was;
 }
 
 static int open_evdev(const char *path, bool named, struct source *src,
@@ -181,12 +233,107 @@ static int open_evdev(const char *path, bool named, struct source *src,
 	}
 	/* Sample times on the clock of the park's times. */
 	ioctl(fd, EVIOCSCLOCKID, &clk);
+	src->poll_was_ms = set_poll(path, 0);
 	src->kind = SOURCE_EVDEV;
 	src->fd = fd;
 	return 0;
 notty:
 	close(fd);
 	return -ENOTTY;
+}
+
+/* Where @chan ("accel_x", "timestamp") is in a record, from scan_elements. */
+static int scan_type(const char *dir, const char *chan, struct iio_scan *sc,
+		     unsigned int *index)
+{
+	char file[PATH_MAX + 64], buf[64], sign, endian[3] = "";
+	unsigned int bits, storage, shift = 0;
+
+	snprintf(file, sizeof(file), "%s/scan_elements/in_%s_type", dir, chan);
+	if (read_text(file, buf, sizeof(buf)) ||
+	    sscanf(buf, "%2[bl]e:%c%u/%u>>%u", endian, &sign, &bits, &storage, &shift) < 4 ||
+	    (storage != 8 && storage != 16 && storage != 32 && storage != 64) ||
+	    !bits || bits > storage)
+		return -EINVAL;
+	snprintf(file, sizeof(file), "%s/scan_elements/in_%s_index", dir, chan);
+	if (read_text(file, buf, sizeof(buf)))
+		return -EINVAL;
+	*index = (unsigned int)strtoul(buf, NULL, 10);
+	*sc = (struct iio_scan){
+		.bytes = storage / 8, .shift = shift, .bits = bits,
+		.is_signed = sign == 's', .be = endian[0] == 'b',
+	};
+	return 0;
+}
+
+static int iio_set(const char *dir, const char *file, const char *val)
+{
+	char path[2 * PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return write_text(path, val);
+}
+
+static const char *const iio_chans[4] = { "accel_x", "accel_y", "accel_z", "timestamp" };
+
+/*
+ * The buffer of an IIO device with a trigger: x, y, z and the timestamp
+ * enabled, the timestamps on CLOCK_MONOTONIC, the buffer on; its records'
+ * layout from the scan elements (each element aligned to its size, in
+ * the order of its index). Return: the buffer's fd, or a negative errno
+ * (then nothing is left changed).
+ */
+static int open_iio_buffer(const char *dir, struct source *src)
+{
+	char path[PATH_MAX + 64], buf[64], en[64];
+	unsigned int idx[4], order[4], i, j, off = 0, align = 1;
+	const char *dev;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trigger/current_trigger", dir);
+	if (read_text(path, buf, sizeof(buf)) || !*buf)
+		return -ENOENT;
+	for (i = 0; i < 4; i++) {
+		if (scan_type(dir, iio_chans[i], &src->scan[i], &idx[i]))
+			return -EINVAL;
+		order[i] = i;
+	}
+	for (i = 0; i < 4; i++)			/* by index */
+		for (j = i + 1; j < 4; j++)
+			if (idx[order[j]] < idx[order[i]]) {
+				unsigned int t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+	for (i = 0; i < 4; i++) {
+		struct iio_scan *sc = &src->scan[order[i]];
+
+		off = (off + sc->bytes - 1) / sc->bytes * sc->bytes;
+		sc->offset = off;
+		off += sc->bytes;
+		if (sc->bytes > align)
+			align = sc->bytes;
+	}
+	src->record = (off + align - 1) / align * align;
+	iio_set(dir, "buffer/enable", "0");
+	for (i = 0; i < 4; i++) {
+		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
+		if (iio_set(dir, en, "1"))
+			goto undo;
+	}
+	if (iio_set(dir, "current_timestamp_clock", "monotonic") ||
+	    iio_set(dir, "buffer/enable", "1"))
+		goto undo;
+	dev = strrchr(dir, '/');
+	snprintf(path, sizeof(path), "/dev/%s", dev ? dev + 1 : dir);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+undo:
+	fd = -errno;
+	iio_set(dir, "buffer/enable", "0");
+	return fd < 0 ? fd : -EIO;
 }
 
 static int open_iio(const char *path, struct source *src, char *why,
@@ -221,14 +368,20 @@ static int open_iio(const char *path, struct source *src, char *why,
 			 dir, src->name);
 		return -ENOTTY;
 	}
+	snprintf(src->path, sizeof(src->path), "%s", dir);
+	src->iio_scale_g = scale / STANDARD_GRAVITY;
+	src->counts_per_g = 1;
+	fd = open_iio_buffer(dir, src);
+	if (fd >= 0) {
+		src->kind = SOURCE_IIO_BUFFER;
+		src->fd = fd;
+		return 0;
+	}
 	fd = open_timer();
 	if (fd < 0)
 		return fd;
-	snprintf(src->path, sizeof(src->path), "%s", dir);
 	src->kind = SOURCE_IIO;
 	src->fd = fd;
-	src->iio_scale_g = scale / STANDARD_GRAVITY;
-	src->counts_per_g = 1;
 	return 0;
 }
 
@@ -260,6 +413,21 @@ static int open_position(const char *path, struct source *src, char *why,
 	return 0;
 }
 
+/* The misc device "freefall", whatever the path it was opened by. */
+static bool is_freefall(dev_t rdev)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u", major(rdev), minor(rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	n = (ssize_t)strlen(target);
+	return n >= 14 && !strcmp(target + n - 14, "/misc/freefall");
+}
+
 int source_open(const char *path, bool named, struct source *src,
 		char *why, size_t whylen)
 {
@@ -273,7 +441,7 @@ int source_open(const char *path, bool named, struct source *src,
 		return open_iio(path, src, why, whylen);
 	if (stat(path, &st))
 		return -errno;
-	if (S_ISCHR(st.st_mode) && strstr(path, "freefall")) {
+	if (S_ISCHR(st.st_mode) && is_freefall(st.st_rdev)) {
 		ret = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (ret < 0)
 			return -errno;
@@ -290,8 +458,17 @@ int source_open(const char *path, bool named, struct source *src,
 	return -ENOTTY;
 }
 
+static void freefall_stop(struct source *src);
+
 void source_close(struct source *src)
 {
+	if (src->kind == SOURCE_FREEFALL && src->data_fd >= 0)
+		freefall_stop(src);
+	/* The device as it was, unless it is gone. */
+	if (src->kind == SOURCE_IIO_BUFFER && src->fd >= 0)
+		iio_set(src->path, "buffer/enable", "0");
+	if (src->kind == SOURCE_EVDEV && src->poll_was_ms)
+		set_poll(src->path, src->poll_was_ms);
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->data_fd >= 0)
@@ -392,13 +569,147 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 	return 0;
 }
 
+/* One element of an IIO record, as a signed or unsigned integer. */
+static int64_t scan_value(const unsigned char *rec, const struct iio_scan *sc)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < sc->bytes; i++)
+		v |= (uint64_t)rec[sc->offset + (sc->be ? sc->bytes - 1 - i : i)] << (8 * i);
+	v >>= sc->shift;
+	if (sc->bits < 64) {
+		v &= (1ull << sc->bits) - 1;
+		if (sc->is_signed && (v >> (sc->bits - 1)) & 1)
+			v |= ~0ull << sc->bits;
+	}
+	return (int64_t)v;
+}
+
+static int read_iio_buffer(struct source *src, sample_fn fn, void *data)
+{
+	unsigned char buf[4096];
+	struct sample s;
+	ssize_t n;
+	size_t i;
+
+	for (;;) {
+		n = read(src->fd, buf, sizeof(buf) / src->record * src->record);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : errno == ENODEV ? -ENODEV : -errno;
+		if (!n)
+			return 0;
+		for (i = 0; i + src->record <= (size_t)n; i += src->record) {
+			s = (struct sample){
+				.t_ns = (uint64_t)scan_value(buf + i, &src->scan[3]),
+				.x = scan_value(buf + i, &src->scan[0]) * src->iio_scale_g,
+				.y = scan_value(buf + i, &src->scan[1]) * src->iio_scale_g,
+				.z = scan_value(buf + i, &src->scan[2]) * src->iio_scale_g,
+			};
+			fn(src, &s, data);
+		}
+	}
+}
+
+/* What the thread adds to the eventfd when its device fails. */
+#define FREEFALL_GONE	(1ull << 32)
+/* The signal that interrupts the thread's read when the source closes. */
+#define FREEFALL_STOP	SIGUSR2
+
+static void freefall_wake(int sig)
+{
+	(void)sig;
+}
+
+static void *freefall_thread(void *arg)
+{
+	struct source *src = arg;
+	uint64_t one = 1;
+	unsigned char count;
+	ssize_t n;
+
+	while (!atomic_load(&src->stop)) {
+		n = read(src->data_fd, &count, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			one = FREEFALL_GONE;
+		if (write(src->fd, &one, sizeof(one)) < 0 || n <= 0)
+			break;
+	}
+	return NULL;
+}
+
+int source_thread(struct source *src)
+{
+	/* No SA_RESTART: the signal ends the thread's read with EINTR. */
+	struct sigaction sa = { .sa_handler = freefall_wake };
+	int efd, flags, ret;
+
+	if (src->kind != SOURCE_FREEFALL || src->data_fd >= 0)
+		return -EINVAL;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(FREEFALL_STOP, &sa, NULL))
+		return -errno;
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (efd < 0)
+		return -errno;
+	flags = fcntl(src->fd, F_GETFL);
+	fcntl(src->fd, F_SETFL, flags & ~O_NONBLOCK);
+	src->data_fd = src->fd;
+	src->fd = efd;
+	atomic_store(&src->stop, false);
+	ret = pthread_create(&src->thread, NULL, freefall_thread, src);
+	if (ret) {
+		src->fd = src->data_fd;
+		src->data_fd = -1;
+		close(efd);
+		return -ret;
+	}
+	return 0;
+}
+
+/*
+ * Stop the thread: the flag, then the signal until it has left its read
+ * (a signal that comes just before it enters read() would be missed).
+ */
+static void freefall_stop(struct source *src)
+{
+	struct timespec ts;
+
+	atomic_store(&src->stop, true);
+	do {
+		pthread_kill(src->thread, FREEFALL_STOP);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+	} while (pthread_timedjoin_np(src->thread, NULL, &ts) == ETIMEDOUT);
+}
+
 static int read_freefall(struct source *src, sample_fn fn, void *data)
 {
 	struct sample s = { .hw_fall = true };
-	unsigned long count;
+	unsigned char count;
+	uint64_t v;
+	ssize_t n;
 
+	if (src->data_fd >= 0) {		/* the thread's eventfd */
+		if (read(src->fd, &v, sizeof(v)) < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (v >= FREEFALL_GONE)
+			return -ENODEV;
+		s.t_ns = now_ns();
+		fn(src, &s, data);
+		return 0;
+	}
 	for (;;) {
-		if (read(src->fd, &count, sizeof(count)) < 0)
+		n = read(src->fd, &count, 1);
+		if (!n)
+			return -ENODEV;
+		if (n < 0)
 			return errno == EAGAIN ? 0 : errno == ENODEV ? -ENODEV : -errno;
 		s.t_ns = now_ns();
 		fn(src, &s, data);
@@ -412,6 +723,8 @@ int source_read(struct source *src, sample_fn fn, void *data)
 		return read_evdev(src, fn, data);
 	case SOURCE_FREEFALL:
 		return read_freefall(src, fn, data);
+	case SOURCE_IIO_BUFFER:
+		return read_iio_buffer(src, fn, data);
 	default:
 		return read_polled(src, fn, data);
 	}

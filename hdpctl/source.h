@@ -10,6 +10,8 @@
 #define HDPCTL_SOURCE_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,6 +21,7 @@
 enum source_kind {
 	SOURCE_EVDEV,		/* /dev/input/eventN */
 	SOURCE_IIO,		/* /sys/bus/iio/devices/iio:deviceN, raw files */
+	SOURCE_IIO_BUFFER,	/* the same, its buffer (/dev/iio:deviceN) */
 	SOURCE_FREEFALL,	/* /dev/freefall: the hardware's decision */
 	SOURCE_POSITION,	/* a driver's position file, polled */
 };
@@ -39,6 +42,13 @@ enum source_kind {
  * @cal_n: how many were taken
  * @det: this source's detector
  * @last: its last sample, in g
+ * @poll_was_ms: a polled input device's interval before the guard set
+ *	SOURCE_POLL_MS (0: not changed)
+ * @scan: where each axis and the timestamp are in a buffer's record
+ * @record: a record's size
+ * @thread: a freefall source's reader, where the device cannot be polled
+ *	(then @fd is an eventfd the thread writes, @data_fd the device)
+ * @stop: tells @thread to end
  */
 struct source {
 	enum source_kind kind;
@@ -53,6 +63,14 @@ struct source {
 	unsigned int cal_n;
 	struct detect det;
 	double last[3];
+	unsigned int poll_was_ms;
+	struct iio_scan {
+		unsigned int offset, bytes, shift, bits;
+		bool is_signed, be;
+	} scan[4];		/* x, y, z, timestamp */
+	unsigned int record;
+	pthread_t thread;
+	atomic_bool stop;
 };
 
 /* One sample, or the hardware's free-fall decision (@hw_fall). */
@@ -83,6 +101,16 @@ int source_open(const char *path, bool named, struct source *src,
 		char *why, size_t whylen);
 
 void source_close(struct source *src);
+
+/**
+ * source_thread() - read a /dev/freefall that cannot be polled
+ * @src: a freefall source whose fd epoll refused (EPERM: no poll)
+ *
+ * A thread waits in a blocking read of the device and adds to an eventfd,
+ * which becomes @src's fd; source_read() and source_close() handle both.
+ * Return: 0, or a negative errno (@src unchanged).
+ */
+int source_thread(struct source *src);
 
 /**
  * source_read() - take what is ready

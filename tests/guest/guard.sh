@@ -8,7 +8,7 @@
 # (no spinning) and another one found, SIGHUP with a bad and a good
 # configuration, a disk added after the start, hdprotect unloaded and
 # loaded again, and hdprotect missing at the start.
-# Costs about 60 s: the traces play in real time. `make check` plays the
+# Costs about 75 s: the traces play in real time. `make check` plays the
 # first 2 s of each fall (the fall starts at 1 s) and 4 s of the others;
 # `make soak` plays them whole.
 . ./lib.sh
@@ -16,7 +16,7 @@
 modprobe hdprotect || { not_ok guard "modprobe hdprotect failed"; exit 1; }
 M=/hdp/motion
 L=/tmp/guard.log
-FALLS="drop-10cm drop-10cm-tumbling drop-30cm drop-30cm-tumbling drop-76cm drop-76cm-tumbling sofa"
+FALLS="drop-10cm drop-10cm-tumbling drop-30cm drop-30cm-tumbling drop-76cm drop-76cm-tumbling sofa tip"
 CALM="knock lift putdown typing walking car"
 # The ATA disks' names, sorted: what "disks = auto" protects.
 PROTECTED=$(for n in ahci0 ahci1 piix0; do disk $n; done | sort | tr '\n' ' ')
@@ -95,7 +95,7 @@ touch /tmp/go-falls
 wait $RPID
 nfall=$(grep -c '^fall ' /tmp/replay-falls.out)
 nparks=$(grep -c '^hdpctl guard: park: ' $L)
-expect_eq every-fall-played "$nfall" 7
+expect_eq every-fall-played "$nfall" 8
 expect_eq one-park-per-fall "$nparks" "$nfall"
 # The parks name every protected disk, and say what they saw.
 n=$(sed -n 's/^hdpctl guard: park: .*; parked \(.*\), park command.*/\1/p' $L |
@@ -137,6 +137,16 @@ fi
 touch /tmp/go-calm
 wait $RPID
 expect_eq no-park-without-a-fall "$(grep -c '^hdpctl guard: park: ' $L)" "$nparks"
+
+# --- a drop at other sensors' rates: hdaps's 20 Hz, a LIS3LV02DL's 400 Hz ---
+for r in 20 400; do
+	n0=$(grep -c '^hdpctl guard: park: ' $L)
+	replay rate$r --mark guard-rate$r --rate $r --seconds 2 --gap 1.2 --settle 0.3 $M/drop-10cm.trace
+	wait_line $L '^hdpctl guard: reading ' $((n0 + 3))
+	touch /tmp/go-rate$r
+	wait $RPID
+	expect_eq "drop-at-${r}-hz-parks-once" "$(grep -c '^hdpctl guard: park: ' $L)" $((n0 + 1))
+done
 
 # --- SIGHUP: a bad configuration changes nothing, a good one applies ---
 printf 'timeout = 40s\n' >/tmp/guard.conf

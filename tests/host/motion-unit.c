@@ -6,7 +6,9 @@
  * (medium) a fall must call for a park by free fall within 45 ms of its
  * start (which leaves the park command 15 ms to reach the disk within
  * the 60 ms goal), and nothing before; a trace that is no fall must call for none.
- * At low and high every fall must still be seen before it ends.
+ * At low and high every fall must still be seen before it ends. A trace
+ * whose CAUSE is tilt (a tip over) must call for a park by tilt within
+ * 300 ms of the turn's start at every level, and nothing before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +20,10 @@ static int failed;
 
 /* The first call for a park in @path at @level: its cause and time. */
 static int run(const char *path, enum detect_level level, int *fall,
-	       double *fall_start, double *when, enum detect_cause *cause)
+	       double *fall_start, double *when, enum detect_cause *cause,
+	       int *tilt)
 {
+	char want[32];
 	FILE *f = fopen(path, "r");
 	char line[256];
 	double t, x, y, z;
@@ -33,8 +37,11 @@ static int run(const char *path, enum detect_level level, int *fall,
 	*fall_start = -1;
 	*when = -1;
 	*cause = DETECT_NONE;
+	*tilt = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#') {
+			if (sscanf(line, "# cause: %31s", want) == 1)
+				*tilt = !strcmp(want, "tilt");
 			sscanf(line, "# fall: %d", fall);
 			sscanf(line, "# fall_start_s: %lf", fall_start);
 			continue;
@@ -56,22 +63,25 @@ static void check(const char *path, enum detect_level level, const char *lname)
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	double start, when;
 	enum detect_cause c;
-	int fall, ok;
+	int fall, ok, tilt;
 
-	if (run(path, level, &fall, &start, &when, &c)) {
+	if (run(path, level, &fall, &start, &when, &c, &tilt)) {
 		printf("not ok - motion-%s-%s: cannot read it\n", lname, name);
 		failed = 1;
 		return;
 	}
 	if (!fall)
 		ok = c == DETECT_NONE;
+	else if (tilt)
+		ok = c == DETECT_TILT && when >= start && when <= start + 0.300;
 	else if (level == DETECT_MEDIUM)
 		ok = c == DETECT_FREE_FALL && when >= start && when <= start + 0.045;
 	else
 		ok = c == DETECT_FREE_FALL && when >= start;
 	if (ok && fall)
-		printf("ok - motion-%s-%s: free fall seen %.0f ms after the fall's start\n",
-		       lname, name, (when - start) * 1000);
+		printf("ok - motion-%s-%s: %s seen %.0f ms after the %s's start\n",
+		       lname, name, detect_cause_name(c), (when - start) * 1000,
+		       tilt ? "turn" : "fall");
 	else if (ok)
 		printf("ok - motion-%s-%s: no park\n", lname, name);
 	else {
@@ -88,12 +98,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		check(argv[i], DETECT_MEDIUM, "medium");
 	for (i = 1; i < argc; i++) {
-		int fall;
+		int fall, tilt;
 		double s, w;
 		enum detect_cause c;
 
 		/* low and high: only whether falls are seen */
-		if (run(argv[i], DETECT_LOW, &fall, &s, &w, &c) || !fall)
+		if (run(argv[i], DETECT_LOW, &fall, &s, &w, &c, &tilt) || !fall)
 			continue;
 		check(argv[i], DETECT_LOW, "low");
 		check(argv[i], DETECT_HIGH, "high");
