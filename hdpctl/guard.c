@@ -71,7 +71,8 @@ enum tag {
 	TAG_TIMER,
 	TAG_MONITOR,
 	TAG_FALL,
-	TAG_SOURCE = 100,	/* + the source's slot */
+	TAG_RESCAN,
+	TAG_SOURCE = 100,	/* + the source's slot, + its generation << 32 */
 };
 
 struct guard {
@@ -79,9 +80,13 @@ struct guard {
 	struct guard_conf conf;
 	struct hdp_ctx *ctx;		/* requests: parks, items */
 	struct hdp_ctx *mon;		/* the kernel's events */
-	int ep, sfd, uev, tfd, ftfd;
+	int ep, sfd, uev, tfd, ftfd, rfd;
 	bool journal;			/* stderr goes to the journal */
 	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
+	/* bumped when a slot is freed: an event of the closed fd still
+	 * queued in the same epoll batch is not the new source's */
+	uint32_t src_gen[MAX_SOURCES];
+	unsigned int rescans;		/* retries left for named disks */
 	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
 	size_t ndisks;
 	bool kernel_missing;		/* hdprotect is not loaded */
@@ -320,13 +325,15 @@ static void protect_disk(struct guard *g, const char *name, const char *spec,
 /*
  * The configuration's disks, added and enabled. Run at the start, on
  * SIGHUP, when a disk appears and when hdprotect comes back; @quiet
- * after the start, where only news is told.
+ * after the start, where only news is told; @rescan: only the named
+ * disks not protected yet (on_rescan()). Return: how many disks the
+ * configuration names that are not present.
  */
-static void setup_disks(struct guard *g, bool quiet)
+static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 {
 	char name[HDP_NAME_MAX + 1], why[PATH_MAX + 64];
 	struct dirent **ents;
-	size_t i;
+	size_t i, missing = 0;
 	int k, j;
 
 	g->kernel_missing = false;
@@ -336,8 +343,11 @@ static void setup_disks(struct guard *g, bool quiet)
 				if (!quiet)
 					glog(g, LOG_WARNING, "%s; it is protected when it appears",
 					     why);
+				missing++;
 				continue;
 			}
+			if (rescan && is_protected(g, name))
+				continue;
 			protect_disk(g, name, strcmp(name, g->conf.disks[i]) ?
 				     g->conf.disks[i] : NULL, quiet);
 		}
@@ -354,6 +364,37 @@ static void setup_disks(struct guard *g, bool quiet)
 	if (g->kernel_missing)
 		glog(g, quiet ? LOG_DEBUG : LOG_WARNING,
 		     "hdprotect is not in the kernel (modprobe hdprotect): the disks are protected once it is");
+	return missing;
+}
+
+/*
+ * A disk that the configuration names by a link (/dev/disk/by-id/...):
+ * the kernel announces the disk before udev has made the link. After a
+ * disk appears, the names not found are looked up again every RESCAN_NS,
+ * RESCANS times (5 s in all).
+ */
+#define RESCAN_NS	(250 * 1000000ull)
+#define RESCANS		20
+
+static void arm_rescan(struct guard *g, bool on)
+{
+	struct itimerspec its = {
+		.it_value.tv_nsec = on ? RESCAN_NS : 0,
+		.it_interval.tv_nsec = on ? RESCAN_NS : 0,
+	};
+
+	g->rescans = on ? RESCANS : 0;
+	timerfd_settime(g->rfd, 0, &its, NULL);
+}
+
+static void on_rescan(struct guard *g)
+{
+	uint64_t ticks;
+
+	if (read(g->rfd, &ticks, sizeof(ticks)) < 0)
+		(void)0;
+	if (!setup_disks(g, true, true) || !g->rescans || !--g->rescans)
+		arm_rescan(g, false);
 }
 
 static void disks_text(const struct guard *g, char *buf, size_t len)
@@ -417,7 +458,7 @@ static void park(struct guard *g, const struct source *src,
 		if (t - g->last_failure_ns >= 1000000000ull || !g->last_failure_ns) {
 			describe(src, s, cause, why, sizeof(why));
 			glog(g, LOG_ERR, "cannot park (%s): %s%s%s", why,
-			     ret == -ENODEV ? "no disk is enabled" : hdp_strerror(ret),
+			     ret == -ENODEV ? "no disk is enabled (hdpctl status lists them)" : hdp_strerror(ret),
 			     *kmsg(g->ctx) ? ": " : "", kmsg(g->ctx));
 			g->last_failure_ns = t;
 		}
@@ -488,13 +529,16 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 		arm_fall_timer(g, true);
 }
 
+static void source_gone(struct guard *g, size_t i, int err);
+
 static void on_fall_timer(struct guard *g)
 {
-	struct sample s = { .t_ns = now_ns() };
+	struct sample s = { 0 };
 	enum detect_cause cause;
 	uint64_t ticks;
 	bool any = false;
 	size_t i;
+	int ret;
 
 	if (read(g->ftfd, &ticks, sizeof(ticks)) < 0)
 		(void)0;
@@ -503,6 +547,17 @@ static void on_fall_timer(struct guard *g)
 
 		if (src->fd < 0 || !src->det.in_fall)
 			continue;
+		/* Its queued samples first: the detector's clock only goes on. */
+		if (src->kind == SOURCE_EVDEV || src->kind == SOURCE_IIO_BUFFER) {
+			ret = source_read(src, on_sample, g);
+			if (ret) {
+				source_gone(g, i, ret);
+				continue;
+			}
+			if (!src->det.in_fall)
+				continue;
+		}
+		s.t_ns = now_ns();
 		s.x = src->last[0];
 		s.y = src->last[1];
 		s.z = src->last[2];
@@ -569,6 +624,7 @@ static void close_source(struct guard *g, size_t i)
 {
 	epoll_ctl(g->ep, EPOLL_CTL_DEL, g->src[i].fd, NULL);
 	source_close(&g->src[i]);
+	g->src_gen[i]++;
 }
 
 /* Open one source; @named: the configuration names it. */
@@ -585,32 +641,33 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 	/* A position file is the last resort: the driver's own device is better. */
 	if (!named && strstr(path, "/position") && nr_sources(g, true))
 		return;
-	ret = source_open(path, named, &s, why, sizeof(why));
+	ret = source_open(path, named ? SOURCE_NAMED : 0, &s, why, sizeof(why));
 	if (ret) {
-		if (named && *why)
+		/* Auto: every input device is tried; only accelerometers are told. */
+		if (named)
 			glog(g, LOG_WARNING, "%s", why);
-		else if (named)
-			glog(g, LOG_WARNING, "%s: %s", path, strerror(-ret));
-		else if (ret == -EPERM && !quiet)
+		else if (ret != -ENOTTY && ret != -ENOENT && !quiet)
 			glog(g, LOG_INFO, "%s", why);
 		return;
 	}
 	for (i = 0; i < MAX_SOURCES && g->src[i].fd >= 0; i++)
 		;
 	if (i == MAX_SOURCES) {
+		glog(g, LOG_WARNING, "%s (%s): not read: %d accelerometers are read already",
+		     s.path, s.name, MAX_SOURCES);
 		source_close(&s);
 		return;
 	}
 	detect_init(&s.det, g->conf.level);
 	g->src[i] = s;
-	ev.data.u64 = TAG_SOURCE + i;
+	ev.data.u64 = TAG_SOURCE + i + ((uint64_t)g->src_gen[i] << 32);
 	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
 	/* dell-smo8800's /dev/freefall cannot be polled: a thread reads it. */
 	if (ret == -EPERM && s.kind == SOURCE_FREEFALL && !source_thread(&g->src[i]))
 		ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, g->src[i].fd, &ev) ? -errno : 0;
 	if (ret) {
 		glog(g, LOG_ERR, "%s: cannot wait for it: %s", path, strerror(-ret));
-		source_close(&g->src[i]);
+		close_source(g, i);
 		return;
 	}
 	if (s.kind == SOURCE_FREEFALL)
@@ -742,7 +799,8 @@ static void on_uevent(struct guard *g)
 			continue;
 		}
 		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
-			setup_disks(g, true);
+			if (setup_disks(g, true, false))
+				arm_rescan(g, true);
 		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
 			snprintf(path, sizeof(path), "/dev/%s", devname);
 			open_sources(g, path, false);
@@ -787,7 +845,7 @@ static int on_event(const struct hdp_monitor_event *ev, void *data)
 		g->ndisks = 0;
 		break;
 	case HDP_EV_KERNEL_BACK:
-		setup_disks(g, false);
+		setup_disks(g, false, false);
 		break;
 	default:
 		break;
@@ -821,11 +879,34 @@ static int open_signals(void)
 	return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+static bool same_list(char *const *a, char *const *b)
+{
+	size_t i;
+
+	if (!a || !b)
+		return a == b;
+	for (i = 0; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return a[i] == b[i];
+}
+
+/*
+ * SIGHUP. The sources stay open if the configuration names the same ones
+ * (their scales learned from gravity are kept), with the new sensitivity;
+ * the disks are set up again, and a disk the guard protected that the new
+ * configuration leaves out is disabled (its configfs item stays).
+ */
 static void reload(struct guard *g)
 {
+	char err[PATH_MAX + 256], was[MAX_DISKS][HDP_NAME_MAX + 1];
+	struct hdp_settings off = {
+		.size = sizeof(off), .set = HDP_SET_ENABLED, .enabled = false,
+	};
 	struct guard_conf conf;
-	char err[PATH_MAX + 256];
-	size_t i;
+	size_t i, nwas = g->ndisks;
+	bool same_sources;
+	int ret;
 
 	conf_defaults(&conf);
 	if (conf_load(g->opts->config, &conf, err, sizeof(err))) {
@@ -833,15 +914,33 @@ static void reload(struct guard *g)
 		conf_free(&conf);
 		return;
 	}
+	same_sources = same_list(conf.sources, g->conf.sources);
 	conf_free(&g->conf);
 	g->conf = conf;
 	glog(g, LOG_NOTICE, "reload: %s read", g->opts->config);
-	for (i = 0; i < MAX_SOURCES; i++)
-		if (g->src[i].fd >= 0)
+	for (i = 0; i < MAX_SOURCES; i++) {
+		if (g->src[i].fd < 0)
+			continue;
+		if (same_sources)
+			detect_init(&g->src[i].det, g->conf.level);
+		else
 			close_source(g, i);
+	}
 	open_sources(g, NULL, false);
+	memcpy(was, g->disks, sizeof(was));
 	g->ndisks = 0;
-	setup_disks(g, false);
+	setup_disks(g, false, false);
+	for (i = 0; i < nwas && !g->kernel_missing; i++) {
+		if (is_protected(g, was[i]))
+			continue;
+		ret = hdp_set(g->ctx, was[i], &off);
+		if (ret && ret != -ENOENT && ret != -ENODEV)
+			glog(g, LOG_WARNING, "%s: left out of the configuration, but cannot disable it: %s",
+			     was[i], hdp_strerror(ret));
+		else if (!ret)
+			glog(g, LOG_NOTICE, "%s: left out of the configuration: no longer protected",
+			     was[i]);
+	}
 	if (!nr_sources(g, false))
 		glog(g, LOG_WARNING, "no accelerometer: waiting for one to appear");
 }
@@ -880,11 +979,11 @@ static int check(struct guard *g)
 		return EXIT_FAILURE;
 	list = g->conf.sources ? g->conf.sources : paths;
 	for (i = 0; list[i]; i++) {
-		ret = source_open(list[i], g->conf.sources != NULL, &s, why, sizeof(why));
+		ret = source_open(list[i], SOURCE_PROBE | (g->conf.sources ? SOURCE_NAMED : 0),
+				  &s, why, sizeof(why));
 		if (ret) {
-			if (g->conf.sources || *why || ret != -ENOTTY)
-				printf("source: %s: not used: %s\n", list[i],
-				       *why ? why : strerror(-ret));
+			if (g->conf.sources || (ret != -ENOTTY && ret != -ENOENT))
+				printf("source: %s: not used: %s\n", list[i], why);
 			continue;
 		}
 		printf("source: %s (%s, %s)\n", s.path, s.name, source_kind_name(s.kind));
@@ -939,6 +1038,7 @@ static void lock_and_prioritize(struct guard *g)
 static void loop(struct guard *g)
 {
 	struct epoll_event evs[16];
+	uint32_t slot;
 	int n, i;
 
 	while (!g->stop) {
@@ -967,9 +1067,14 @@ static void loop(struct guard *g)
 			case TAG_FALL:
 				on_fall_timer(g);
 				break;
+			case TAG_RESCAN:
+				on_rescan(g);
+				break;
 			default:
-				if (g->src[evs[i].data.u64 - TAG_SOURCE].fd >= 0)
-					on_source(g, evs[i].data.u64 - TAG_SOURCE);
+				slot = (uint32_t)evs[i].data.u64 - TAG_SOURCE;
+				if (slot < MAX_SOURCES && g->src[slot].fd >= 0 &&
+				    g->src_gen[slot] == evs[i].data.u64 >> 32)
+					on_source(g, slot);
 				break;
 			}
 		}
@@ -995,7 +1100,8 @@ static int start(struct guard *g)
 	g->uev = open_uevents();
 	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	g->ftfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (g->ep < 0 || g->sfd < 0 || g->tfd < 0 || g->ftfd < 0) {
+	g->rfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g->ep < 0 || g->sfd < 0 || g->tfd < 0 || g->ftfd < 0 || g->rfd < 0) {
 		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
@@ -1003,12 +1109,14 @@ static int start(struct guard *g)
 		glog(g, LOG_WARNING, "no uevents (%s): disks and accelerometers that appear later are not seen",
 		     strerror(-g->uev));
 	if (add_fd(g, g->sfd, TAG_SIGNAL) || add_fd(g, g->tfd, TAG_TIMER) ||
-	    add_fd(g, g->ftfd, TAG_FALL) ||
+	    add_fd(g, g->ftfd, TAG_FALL) || add_fd(g, g->rfd, TAG_RESCAN) ||
 	    (g->uev >= 0 && add_fd(g, g->uev, TAG_UEVENT))) {
 		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
 
+	/* Before the sources: /dev/freefall's thread inherits the priority. */
+	lock_and_prioritize(g);
 	open_sources(g, NULL, false);
 	if (!nr_sources(g, false)) {
 		glog(g, LOG_NOTICE, "no accelerometer%s: nothing to guard with",
@@ -1025,7 +1133,7 @@ static int start(struct guard *g)
 		     hdp_strerror(fd < 0 ? fd : -errno));
 		return EXIT_FAILURE;
 	}
-	setup_disks(g, false);
+	setup_disks(g, false, false);
 	if (!g->ndisks && !g->kernel_missing) {
 		glog(g, LOG_NOTICE, "no disk to protect%s",
 		     g->conf.disks ? " of the configuration is present" :
@@ -1033,7 +1141,6 @@ static int start(struct guard *g)
 		notify("READY=1\nSTATUS=no disk to protect");
 		return EXIT_SUCCESS;
 	}
-	lock_and_prioritize(g);
 	disks_text(g, text, sizeof(text));
 	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=protecting %s with %zu accelerometer%s",
 		 *text ? text : "no disk yet", nr_sources(g, false),
@@ -1048,7 +1155,7 @@ int guard_main(const struct guard_opts *opts)
 {
 	struct guard g = {
 		.opts = opts,
-		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1,
+		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1, .rfd = -1,
 		.journal = getenv("JOURNAL_STREAM") != NULL,
 	};
 	char err[PATH_MAX + 256];
@@ -1078,6 +1185,8 @@ int guard_main(const struct guard_opts *opts)
 		close(g.tfd);
 	if (g.ftfd >= 0)
 		close(g.ftfd);
+	if (g.rfd >= 0)
+		close(g.rfd);
 	conf_free(&g.conf);
 	return rc;
 }

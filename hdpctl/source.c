@@ -172,7 +172,7 @@ static unsigned int set_poll(const char *path, unsigned int ms)
 	return was;
 }
 
-static int open_evdev(const char *path, bool named, struct source *src,
+static int open_evdev(const char *path, unsigned int flags, struct source *src,
 		      char *why, size_t whylen)
 {
 	unsigned long props[BIT_WORDS(INPUT_PROP_CNT)] = { 0 };
@@ -205,7 +205,7 @@ static int open_evdev(const char *path, bool named, struct source *src,
 	}
 	if (!accel) {
 		snprintf(why, whylen, "%s (%s) is not an accelerometer%s", path,
-			 src->name, named ? " (no INPUT_PROP_ACCELEROMETER)" : "");
+			 src->name, (flags & SOURCE_NAMED) ? " (no INPUT_PROP_ACCELEROMETER)" : "");
 		goto notty;
 	}
 	if (id.bustype == BUS_USB || id.bustype == BUS_BLUETOOTH) {
@@ -233,7 +233,8 @@ static int open_evdev(const char *path, bool named, struct source *src,
 	}
 	/* Sample times on the clock of the park's times. */
 	ioctl(fd, EVIOCSCLOCKID, &clk);
-	src->poll_was_ms = set_poll(path, 0);
+	if (!(flags & SOURCE_PROBE))
+		src->poll_was_ms = set_poll(path, 0);
 	src->kind = SOURCE_EVDEV;
 	src->fd = fd;
 	return 0;
@@ -276,19 +277,53 @@ static int iio_set(const char *dir, const char *file, const char *val)
 
 static const char *const iio_chans[4] = { "accel_x", "accel_y", "accel_z", "timestamp" };
 
-/*
- * The buffer of an IIO device with a trigger: x, y, z and the timestamp
- * enabled, the timestamps on CLOCK_MONOTONIC, the buffer on; its records'
- * layout from the scan elements (each element aligned to its size, in
- * the order of its index). Return: the buffer's fd, or a negative errno
- * (then nothing is left changed).
- */
-static int open_iio_buffer(const char *dir, struct source *src)
+/* Every scan element off but x, y, z and the timestamp, which are on. */
+static int iio_scan_only_ours(const char *dir)
 {
-	char path[PATH_MAX + 64], buf[64], en[64];
+	char sdir[PATH_MAX + 32], en[PATH_MAX + 64];
+	struct dirent *de;
+	size_t len, i;
+	bool ours;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(sdir, sizeof(sdir), "%s/scan_elements", dir);
+	d = opendir(sdir);
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 7 || strncmp(de->d_name, "in_", 3) || strcmp(de->d_name + len - 3, "_en"))
+			continue;
+		for (ours = false, i = 0; i < 4; i++)
+			ours |= len == strlen(iio_chans[i]) + 6 &&
+				!strncmp(de->d_name + 3, iio_chans[i], len - 6);
+		snprintf(en, sizeof(en), "scan_elements/%s", de->d_name);
+		ret = iio_set(dir, en, ours ? "1" : "0");
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * The buffer of an IIO device with a trigger (trigger/current_trigger).
+ * Its character device is opened first: IIO lets one process hold it, so
+ * a device another program reads (iio-sensor-proxy) answers -EBUSY and
+ * is left as it is. Held, the buffer is the guard's: off, every scan
+ * element but x, y, z and the timestamp off, those four on, a watermark
+ * of one record (each sample wakes the loop), timestamps on
+ * CLOCK_MONOTONIC, on. The records' layout comes from the scan elements
+ * (each element aligned to its size, in the order of its index). With
+ * @probe nothing is opened or changed: 0 says the buffer would be used.
+ * Return: the buffer's fd, or a negative errno (-ENOENT: no trigger);
+ * the buffer is off again after a failure.
+ */
+static int open_iio_buffer(const char *dir, struct source *src, bool probe)
+{
+	char path[PATH_MAX + 64], buf[64];
 	unsigned int idx[4], order[4], i, j, off = 0, align = 1;
 	const char *dev;
-	int fd;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/trigger/current_trigger", dir);
 	if (read_text(path, buf, sizeof(buf)) || !*buf)
@@ -316,28 +351,31 @@ static int open_iio_buffer(const char *dir, struct source *src)
 			align = sc->bytes;
 	}
 	src->record = (off + align - 1) / align * align;
-	iio_set(dir, "buffer/enable", "0");
-	for (i = 0; i < 4; i++) {
-		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
-		if (iio_set(dir, en, "1"))
-			goto undo;
-	}
-	if (iio_set(dir, "current_timestamp_clock", "monotonic") ||
-	    iio_set(dir, "buffer/enable", "1"))
-		goto undo;
+	if (probe)
+		return 0;
 	dev = strrchr(dir, '/');
 	snprintf(path, sizeof(path), "/dev/%s", dev ? dev + 1 : dir);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0)
+	if (fd < 0)
+		return -errno;
+	ret = iio_set(dir, "buffer/enable", "0");
+	if (!ret)
+		ret = iio_scan_only_ours(dir);
+	/* Not every kernel has a watermark: one record is its default. */
+	iio_set(dir, "buffer/watermark", "1");
+	if (!ret)
+		ret = iio_set(dir, "current_timestamp_clock", "monotonic");
+	if (!ret)
+		ret = iio_set(dir, "buffer/enable", "1");
+	if (!ret)
 		return fd;
-undo:
-	fd = -errno;
 	iio_set(dir, "buffer/enable", "0");
-	return fd < 0 ? fd : -EIO;
+	close(fd);
+	return ret;
 }
 
-static int open_iio(const char *path, struct source *src, char *why,
-		    size_t whylen)
+static int open_iio(const char *path, unsigned int flags, struct source *src,
+		    char *why, size_t whylen)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 32], buf[64];
 	const char *base;
@@ -368,19 +406,42 @@ static int open_iio(const char *path, struct source *src, char *why,
 			 dir, src->name);
 		return -ENOTTY;
 	}
+	/*
+	 * A convertible's lid sensor (label accel-display) turns with the
+	 * lid: opening it would read as a tilt. Its base sensor moves with
+	 * the disk.
+	 */
+	snprintf(file, sizeof(file), "%s/label", dir);
+	if (!(flags & SOURCE_NAMED) && !read_text(file, buf, sizeof(buf)) &&
+	    !strcmp(buf, "accel-display")) {
+		snprintf(why, whylen,
+			 "%s (%s) is in the display, which moves apart from the disk: not read unless sources names it",
+			 dir, src->name);
+		return -EPERM;
+	}
 	snprintf(src->path, sizeof(src->path), "%s", dir);
 	src->iio_scale_g = scale / STANDARD_GRAVITY;
 	src->counts_per_g = 1;
-	fd = open_iio_buffer(dir, src);
+	fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
 	if (fd >= 0) {
 		src->kind = SOURCE_IIO_BUFFER;
-		src->fd = fd;
+		src->fd = (flags & SOURCE_PROBE) ? -1 : fd;
 		return 0;
 	}
+	/* A buffer another program reads keeps the raw files from us too. */
+	snprintf(file, sizeof(file), "%s/in_accel_z_raw", dir);
+	if (read_text(file, buf, sizeof(buf)) == -EBUSY) {
+		snprintf(why, whylen,
+			 "%s (%s) is read by another program (iio-sensor-proxy?) through its buffer: stop it to let the guard read it",
+			 dir, src->name);
+		return -EBUSY;
+	}
+	src->kind = SOURCE_IIO;
+	if (flags & SOURCE_PROBE)
+		return 0;
 	fd = open_timer();
 	if (fd < 0)
 		return fd;
-	src->kind = SOURCE_IIO;
 	src->fd = fd;
 	return 0;
 }
@@ -428,34 +489,52 @@ static bool is_freefall(dev_t rdev)
 	return n >= 14 && !strcmp(target + n - 14, "/misc/freefall");
 }
 
-int source_open(const char *path, bool named, struct source *src,
-		char *why, size_t whylen)
+static int open_kind(const char *path, unsigned int flags, struct source *src,
+		     char *why, size_t whylen)
 {
 	struct stat st;
+	int ret;
+
+	if (!strncmp(path, "iio:device", 10) || strstr(path, "/iio:device"))
+		return open_iio(path, flags, src, why, whylen);
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISCHR(st.st_mode) && is_freefall(st.st_rdev)) {
+		src->kind = SOURCE_FREEFALL;
+		snprintf(src->name, sizeof(src->name), "hardware free-fall detector");
+		if (flags & SOURCE_PROBE)
+			return 0;
+		ret = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (ret < 0 && errno == EBUSY)
+			snprintf(why, whylen,
+				 "%s is read by another program (one reader at a time): stop it to let the guard read it",
+				 path);
+		if (ret < 0)
+			return -errno;
+		src->fd = ret;
+		return 0;
+	}
+	if (S_ISCHR(st.st_mode))
+		return open_evdev(path, flags, src, why, whylen);
+	if (S_ISREG(st.st_mode))
+		return open_position(path, src, why, whylen);
+	snprintf(why, whylen, "%s is no accelerometer this tool knows", path);
+	return -ENOTTY;
+}
+
+int source_open(const char *path, unsigned int flags, struct source *src,
+		char *why, size_t whylen)
+{
 	int ret;
 
 	*src = (struct source){ .fd = -1, .data_fd = -1 };
 	snprintf(src->path, sizeof(src->path), "%s", path);
 	*why = '\0';
-	if (!strncmp(path, "iio:device", 10) || strstr(path, "/iio:device"))
-		return open_iio(path, src, why, whylen);
-	if (stat(path, &st))
-		return -errno;
-	if (S_ISCHR(st.st_mode) && is_freefall(st.st_rdev)) {
-		ret = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (ret < 0)
-			return -errno;
-		src->kind = SOURCE_FREEFALL;
-		src->fd = ret;
-		snprintf(src->name, sizeof(src->name), "hardware free-fall detector");
-		return 0;
-	}
-	if (S_ISCHR(st.st_mode))
-		return open_evdev(path, named, src, why, whylen);
-	if (S_ISREG(st.st_mode))
-		return open_position(path, src, why, whylen);
-	snprintf(why, whylen, "%s is no accelerometer this tool knows", path);
-	return -ENOTTY;
+	ret = open_kind(path, flags, src, why, whylen);
+	if (ret && !*why)
+		snprintf(why, whylen, "%s: %s%s", path, strerror(-ret),
+			 ret == -EACCES || ret == -EPERM ? ": the guard runs as root" : "");
+	return ret;
 }
 
 static void freefall_stop(struct source *src);
@@ -476,15 +555,38 @@ void source_close(struct source *src)
 	src->fd = src->data_fd = -1;
 }
 
-/* Counts to g, or learn the scale from gravity; 1 if @s is a sample. */
+/*
+ * Counts to g, or learn the scale from gravity; 1 if @s is a sample. The
+ * scale is the mean |a| of SOURCE_CALIBRATION_SAMPLES samples in a row
+ * that stay within SOURCE_CALIBRATION_SPREAD of each other: at rest. A
+ * sample outside starts the count again (the machine moved), and so does
+ * a mean of 0 counts (a sensor that reads nothing yet).
+ */
 static bool scale_sample(struct source *src, uint64_t t, struct sample *s)
 {
 	double x = src->raw[0], y = src->raw[1], z = src->raw[2];
+	double a = sqrt(x * x + y * y + z * z);
 
 	if (!src->counts_per_g) {
-		src->cal_sum += sqrt(x * x + y * y + z * z);
-		if (++src->cal_n == SOURCE_CALIBRATION_SAMPLES && src->cal_sum > 0)
-			src->counts_per_g = src->cal_sum / src->cal_n;
+		if (src->cal_n && (a < src->cal_min || a > src->cal_max)) {
+			if (a < src->cal_min)
+				src->cal_min = a;
+			else
+				src->cal_max = a;
+			if (src->cal_max - src->cal_min >
+			    SOURCE_CALIBRATION_SPREAD * src->cal_sum / src->cal_n)
+				src->cal_n = 0;
+		}
+		if (!src->cal_n) {
+			src->cal_sum = 0;
+			src->cal_min = src->cal_max = a;
+		}
+		src->cal_sum += a;
+		if (++src->cal_n == SOURCE_CALIBRATION_SAMPLES) {
+			if (src->cal_sum > 0)
+				src->counts_per_g = src->cal_sum / src->cal_n;
+			src->cal_n = 0;
+		}
 		return false;
 	}
 	*s = (struct sample){
@@ -615,6 +717,8 @@ static int read_iio_buffer(struct source *src, sample_fn fn, void *data)
 #define FREEFALL_GONE	(1ull << 32)
 /* The signal that interrupts the thread's read when the source closes. */
 #define FREEFALL_STOP	SIGUSR2
+/* Its stack: one read of one byte; PTHREAD_STACK_MIN is 16 KiB. */
+#define FREEFALL_STACK	(64 * 1024)
 
 static void freefall_wake(int sig)
 {
@@ -644,6 +748,7 @@ int source_thread(struct source *src)
 {
 	/* No SA_RESTART: the signal ends the thread's read with EINTR. */
 	struct sigaction sa = { .sa_handler = freefall_wake };
+	pthread_attr_t attr;
 	int efd, flags, ret;
 
 	if (src->kind != SOURCE_FREEFALL || src->data_fd >= 0)
@@ -659,7 +764,17 @@ int source_thread(struct source *src)
 	src->data_fd = src->fd;
 	src->fd = efd;
 	atomic_store(&src->stop, false);
-	ret = pthread_create(&src->thread, NULL, freefall_thread, src);
+	/*
+	 * It inherits the caller's policy (SCHED_FIFO once the guard has it),
+	 * and a small stack: the guard locks all its memory.
+	 */
+	ret = pthread_attr_init(&attr);
+	if (!ret)
+		ret = pthread_attr_setstacksize(&attr, FREEFALL_STACK);
+	if (!ret) {
+		ret = pthread_create(&src->thread, &attr, freefall_thread, src);
+		pthread_attr_destroy(&attr);
+	}
 	if (ret) {
 		src->fd = src->data_fd;
 		src->data_fd = -1;

@@ -28,6 +28,15 @@ enum source_kind {
 
 /* Samples to take for a scale from gravity, at rest. */
 #define SOURCE_CALIBRATION_SAMPLES	32
+/*
+ * At rest: their |a| within 10% of the mean of each other (sensor noise is
+ * a few percent of 1 g; a hand that moves the laptop is more).
+ */
+#define SOURCE_CALIBRATION_SPREAD	0.10
+
+/* source_open()'s flags */
+#define SOURCE_NAMED	1	/* the configuration names it */
+#define SOURCE_PROBE	2	/* --check: open nothing, change nothing */
 
 /**
  * struct source - one accelerometer
@@ -39,6 +48,8 @@ enum source_kind {
  * @counts_per_g: the scale; 0 while it is being learned from gravity
  * @raw: the last value of each axis, in counts
  * @cal_sum: sum of |a| in counts of the calibration samples
+ * @cal_min: the least |a| among them
+ * @cal_max: the greatest
  * @cal_n: how many were taken
  * @det: this source's detector
  * @last: its last sample, in g
@@ -59,7 +70,7 @@ struct source {
 	double counts_per_g;
 	double iio_scale_g;
 	int32_t raw[3];
-	double cal_sum;
+	double cal_sum, cal_min, cal_max;
 	unsigned int cal_n;
 	struct detect det;
 	double last[3];
@@ -87,17 +98,21 @@ typedef void (*sample_fn)(struct source *src, const struct sample *s,
  * source_open() - open one accelerometer
  * @path: an event device, an IIO device (its directory, or its name
  *	"iio:deviceN"), /dev/freefall, or a position file
- * @named: the administrator named it: a device that is no accelerometer
- *	is still refused, but the message says why
+ * @flags: SOURCE_NAMED: the administrator named it (a device that is no
+ *	accelerometer is still refused, but the message says why, and a
+ *	display's sensor is taken); SOURCE_PROBE: only say what it is and
+ *	how it would be read (--check): no buffer is enabled, no driver's
+ *	polling changed, /dev/freefall not opened; @src's fd may be -1
  * @src: where to store it
  * @why: where to write why it is refused
  * @whylen: its size
  *
- * Return: 0; -ENOTTY if it is not an accelerometer (@why says why),
- * -EPERM if it is a game controller's sensor, or the negative errno of
- * opening it.
+ * Return: 0; -ENOTTY if it is not an accelerometer, -EPERM if it is one
+ * the guard does not use (a game controller's, a display's, two axes),
+ * -EBUSY if another program reads it, or the negative errno of opening
+ * it. @why always says why.
  */
-int source_open(const char *path, bool named, struct source *src,
+int source_open(const char *path, unsigned int flags, struct source *src,
 		char *why, size_t whylen);
 
 void source_close(struct source *src);

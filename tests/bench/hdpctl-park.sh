@@ -16,3 +16,9 @@ done
 printf 'hdpctl park, 4 disks, fork to exit: '
 exec-time "$N" hdpctl park --for 1
 hdpctl unpark
+# Leave the guest as it was: the items, then the null_blk disk.
+for d in $(readlink /dev/hdp/ahci0) $(readlink /dev/hdp/ahci1) $(readlink /dev/hdp/piix0) nbp; do
+	hdpctl remove "${d##*/}" 2>/dev/null || rmdir "/config/hdprotect/${d##*/}" 2>/dev/null
+done
+echo 0 >/config/nullb/nbp/power
+rmdir /config/nullb/nbp

@@ -7,7 +7,8 @@
 # through the IIO buffer fed by an hrtimer trigger made in configfs. Each
 # drop must park ahci0 (guard-drivers.check: the park command in QEMU's
 # trace, in each window). An accelerometer removed while it is read
-# leaves the guard waiting, quietly.
+# leaves the guard waiting, quietly. --check beside the guard changes
+# nothing; a buffer another program reads is left alone.
 # Costs about 25 s: four drops of 2 s in real time, and the drivers'
 # setup.
 . ./lib.sh
@@ -94,7 +95,37 @@ T=$(grep -l "^$TRIG\$" /sys/bus/iio/devices/trigger*/name)
 echo 100 >"${T%/name}/sampling_frequency"
 echo $TRIG >/sys/bus/iio/devices/$IIO/trigger/current_trigger
 guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count)"
-expect_eq mma7455-buffer-on-while-read "$(cat /sys/bus/iio/devices/$IIO/buffer/enable)" 1
+D=/sys/bus/iio/devices/$IIO
+expect_eq mma7455-buffer-on-while-read "$(cat $D/buffer/enable)" 1
+# --check beside the running guard opens and changes nothing.
+hdpctl guard --check -c /tmp/guard-drivers.conf >/tmp/guard-drivers.check 2>&1
+if grep -q "^source: $D (mma7455, iio buffer)" /tmp/guard-drivers.check &&
+	[ "$(cat $D/buffer/enable) $(cat $D/scan_elements/in_accel_z_en)" = "1 1" ]; then
+	ok check-leaves-the-running-guards-buffer-alone
+else
+	not_ok check-leaves-the-running-guards-buffer-alone \
+		"buffer $(cat $D/buffer/enable); $(cat /tmp/guard-drivers.check)"
+fi
+stop_guard
+expect_eq mma7455-buffer-off-after-the-guard "$(cat $D/buffer/enable)" 0
+
+# Another program's buffer (it holds the device, the buffer on): left alone.
+exec 3<"/dev/$IIO"
+echo 1 >$D/buffer/enable
+hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1
+st=$?
+if [ $st = 0 ] && grep -q "$D (mma7455) is read by another program (iio-sensor-proxy?) through its buffer: stop it" $L &&
+	[ "$(cat $D/buffer/enable)" = 1 ]; then
+	ok iio-buffer-of-another-program-left-alone
+else
+	not_ok iio-buffer-of-another-program-left-alone "exit $st, buffer $(cat $D/buffer/enable): $(cat $L)"
+fi
+echo 0 >$D/buffer/enable
+exec 3<&-
+
+hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1 &
+GPID=$!
+wait_line $L '^hdpctl guard: guarding ' || not_ok iio-buffer-guard-again "$(cat $L)"
 
 # The accelerometer goes away under the guard.
 echo 0x1e >$BUS/delete_device

@@ -156,21 +156,36 @@ if wait_line $L 'line 1: timeout .40s.*the configuration in force stays'; then
 else
 	not_ok sighup-bad-configuration-kept-the-old "$(cat $L)"
 fi
-printf 'disks = /dev/hdp/ahci0 nullb0 # nullb0 comes later\ntimeout = 2\nsensitivity = high\n' >/tmp/guard.conf
+# The new one names a link that udev would make (here, the test) after
+# the disk appears, and leaves ahci1 and piix0 out: they are disabled.
+LINK=/dev/disk/by-id/hdp-test-nullb0
+printf 'disks = /dev/hdp/ahci0 %s # comes later\ntimeout = 2\nsensitivity = high\n' $LINK >/tmp/guard.conf
 kill -HUP $GPID
 wait_line $L 'reload: /tmp/guard.conf read'
-if wait_line $L 'nullb0: no such disk; it is protected when it appears' &&
+if wait_line $L "$LINK: No such file or directory; it is protected when it appears" &&
 	[ "$(cat /config/hdprotect/$(disk ahci0)/timeout)" = 2 ]; then
 	ok sighup-applies-the-new-configuration
 else
 	not_ok sighup-applies-the-new-configuration "$(cat $L)"
 fi
+for n in ahci1 piix0; do
+	if wait_line $L "$(disk $n): left out of the configuration: no longer protected" &&
+		[ "$(cat /config/hdprotect/$(disk $n)/enable)" = 0 ] &&
+		[ "$(cat /config/hdprotect/$(disk ahci0)/enable)" = 1 ]; then
+		ok "sighup-disables-$n-left-out"
+	else
+		not_ok "sighup-disables-$n-left-out" "enable $(cat /config/hdprotect/$(disk $n)/enable); $(cat $L)"
+	fi
+done
 kill -0 $GPID 2>/dev/null && ok guard-survives-sighup || not_ok guard-survives-sighup "it exited"
 
-# --- a disk that appears later is protected ---
+# --- a disk that appears later is protected, named by a link made after it ---
 nullb_make nullb0 1 || not_ok guard-hotplug "cannot make a null_blk disk"
+msleep 400
+mkdir -p /dev/disk/by-id
+ln -s ../../nullb0 $LINK
 nb=$(basename "$(ls -d /sys/block/nullb* | head -1)")
-if [ "$nb" = nullb0 ] && wait_line $L 'protecting nullb0'; then
+if [ "$nb" = nullb0 ] && wait_line $L "protecting nullb0 ($LINK)"; then
 	ok disk-added-later-is-protected
 else
 	not_ok disk-added-later-is-protected "disk $nb; $(cat $L)"
@@ -234,3 +249,4 @@ kill -TERM $GPID
 wait $GPID
 remove_items
 nullb_remove nullb0
+rm -f $LINK
