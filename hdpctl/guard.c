@@ -8,7 +8,8 @@
  * the kernel's uevents (disks and accelerometers that come and go), a
  * timer for the end of a park, and a signalfd (SIGTERM and SIGINT stop,
  * SIGHUP reloads the configuration). Nothing is polled at a fixed rate
- * but the sysfs sources.
+ * but the sysfs sources, and an IIO buffer's state once a second
+ * (on_watch()).
  *
  * A sample that calls for a park (detect.c) sends one netlink PARK of
  * every enabled disk at once, with the configured timeout, and does not
@@ -72,6 +73,7 @@ enum tag {
 	TAG_MONITOR,
 	TAG_FALL,
 	TAG_RESCAN,
+	TAG_WATCH,
 	TAG_SOURCE = 100,	/* + the source's slot, + its generation << 32 */
 };
 
@@ -80,13 +82,14 @@ struct guard {
 	struct guard_conf conf;
 	struct hdp_ctx *ctx;		/* requests: parks, items */
 	struct hdp_ctx *mon;		/* the kernel's events */
-	int ep, sfd, uev, tfd, ftfd, rfd;
+	int ep, sfd, uev, tfd, ftfd, rfd, wfd;
 	bool journal;			/* stderr goes to the journal */
 	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
 	/* bumped when a slot is freed: an event of the closed fd still
 	 * queued in the same epoll batch is not the new source's */
 	uint32_t src_gen[MAX_SOURCES];
 	unsigned int rescans;		/* retries left for named disks */
+	uint64_t missing;		/* bit i: conf.disks[i] not present */
 	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
 	size_t ndisks;
 	bool kernel_missing;		/* hdprotect is not loaded */
@@ -117,14 +120,15 @@ static uint64_t now_ns(void)
 
 /*
  * One line on stderr, written at once: with a syslog priority prefix
- * when stderr is the journal (systemd sets JOURNAL_STREAM), else after
- * "hdpctl guard: ".
+ * when stderr is the journal (systemd sets JOURNAL_STREAM), without
+ * waiting for it, else after "hdpctl guard: ".
  */
 static void __attribute__((format(printf, 3, 4)))
 glog(const struct guard *g, int prio, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
+	ssize_t r;
 	int n;
 
 	if (prio == LOG_DEBUG && !g->opts->verbose)
@@ -136,6 +140,19 @@ glog(const struct guard *g, int prio, const char *fmt, ...)
 	va_end(ap);
 	n = (int)strlen(buf);
 	buf[n++] = '\n';
+	/*
+	 * The journal's stream is a socket: a line it has no room for is
+	 * dropped rather than keep the real-time loop from the next fall.
+	 */
+	if (g->journal) {
+		r = send(STDERR_FILENO, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r == n || (r < 0 && errno != ENOTSOCK))
+			return;
+		if (r > 0) {		/* the line's end, so the next is not glued on */
+			memmove(buf, buf + r, n - r);
+			n -= (int)r;
+		}
+	}
 	if (write(STDERR_FILENO, buf, n) < 0)
 		return;
 }
@@ -198,7 +215,7 @@ static int disk_name(const char *spec, char *name, size_t len, char *why,
 		snprintf(link, sizeof(link), "/sys/block/%s", spec);
 		if (strlen(spec) >= len || access(link, F_OK)) {
 			snprintf(why, wlen, "%s: no such disk", spec);
-			return -ENAMETOOLONG;
+			return -ENODEV;
 		}
 		strcpy(name, spec);
 		return 0;
@@ -326,28 +343,42 @@ static void protect_disk(struct guard *g, const char *name, const char *spec,
  * The configuration's disks, added and enabled. Run at the start, on
  * SIGHUP, when a disk appears and when hdprotect comes back; @quiet
  * after the start, where only news is told; @rescan: only the named
- * disks not protected yet (on_rescan()). Return: how many disks the
- * configuration names that are not present.
+ * disks that were not present (g->missing), for on_rescan(). Updates
+ * g->missing and returns how many disks the configuration names that are
+ * not present (a partition or a file named is an error, not missing).
  */
 static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 {
 	char name[HDP_NAME_MAX + 1], why[PATH_MAX + 64];
 	struct dirent **ents;
 	size_t i, missing = 0;
-	int k, j;
+	uint64_t bit;
+	int k, j, ret;
 
+	/* Without hdprotect only its return tells: KERNEL_BACK sets all up. */
+	if (rescan && g->kernel_missing)
+		return 1;
 	g->kernel_missing = false;
 	if (g->conf.disks) {
 		for (i = 0; g->conf.disks[i]; i++) {
-			if (disk_name(g->conf.disks[i], name, sizeof(name), why, sizeof(why))) {
+			bit = i < 64 ? 1ull << i : 0;
+			if (rescan && !(g->missing & bit))
+				continue;
+			g->missing &= ~bit;
+			ret = disk_name(g->conf.disks[i], name, sizeof(name), why, sizeof(why));
+			if (ret == -ENODEV) {
 				if (!quiet)
 					glog(g, LOG_WARNING, "%s; it is protected when it appears",
 					     why);
+				g->missing |= bit;
 				missing++;
 				continue;
 			}
-			if (rescan && is_protected(g, name))
+			if (ret) {
+				if (!quiet)
+					glog(g, LOG_WARNING, "%s: not protected", why);
 				continue;
+			}
 			protect_disk(g, name, strcmp(name, g->conf.disks[i]) ?
 				     g->conf.disks[i] : NULL, quiet);
 		}
@@ -369,12 +400,13 @@ static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 
 /*
  * A disk that the configuration names by a link (/dev/disk/by-id/...):
- * the kernel announces the disk before udev has made the link. After a
- * disk appears, the names not found are looked up again every RESCAN_NS,
- * RESCANS times (5 s in all).
+ * the kernel announces the disk before udev has made the link, and at
+ * boot the guard may start before udev is done. Whenever named disks are
+ * missing after a setup, they are looked up again every RESCAN_NS,
+ * RESCANS times (10 s in all).
  */
 #define RESCAN_NS	(250 * 1000000ull)
-#define RESCANS		20
+#define RESCANS		40
 
 static void arm_rescan(struct guard *g, bool on)
 {
@@ -383,8 +415,18 @@ static void arm_rescan(struct guard *g, bool on)
 		.it_interval.tv_nsec = on ? RESCAN_NS : 0,
 	};
 
+	if (on)
+		glog(g, LOG_INFO, "named disks not present: looked up again for %llu s",
+		     RESCANS * RESCAN_NS / 1000000000ull);
 	g->rescans = on ? RESCANS : 0;
 	timerfd_settime(g->rfd, 0, &its, NULL);
+}
+
+/* Set the disks up; look again for the named ones missing. */
+static void setup_all_disks(struct guard *g, bool quiet)
+{
+	if (setup_disks(g, quiet, false))
+		arm_rescan(g, true);
 }
 
 static void on_rescan(struct guard *g)
@@ -393,8 +435,23 @@ static void on_rescan(struct guard *g)
 
 	if (read(g->rfd, &ticks, sizeof(ticks)) < 0)
 		(void)0;
-	if (!setup_disks(g, true, true) || !g->rescans || !--g->rescans)
+	if (!g->rescans || !setup_disks(g, true, true) || !--g->rescans)
 		arm_rescan(g, false);
+}
+
+/* Whether the configuration asks for @name, whether protected now or not. */
+static bool wanted(const struct guard *g, const char *name)
+{
+	char n[HDP_NAME_MAX + 1], why[PATH_MAX + 64];
+	size_t i;
+
+	if (!g->conf.disks)
+		return auto_disk(name);
+	for (i = 0; g->conf.disks[i]; i++)
+		if (!disk_name(g->conf.disks[i], n, sizeof(n), why, sizeof(why)) &&
+		    !strcmp(n, name))
+			return true;
+	return false;
 }
 
 static void disks_text(const struct guard *g, char *buf, size_t len)
@@ -627,6 +684,55 @@ static void close_source(struct guard *g, size_t i)
 	g->src_gen[i]++;
 }
 
+/*
+ * IIO buffers are looked at once a second (source_taken_over()): one that
+ * another program switched off is opened again, which takes it back, or
+ * reads the raw files, or says who holds it.
+ */
+#define WATCH_S		1
+
+static void arm_watch(struct guard *g, bool on)
+{
+	struct itimerspec its = {
+		.it_value.tv_sec = on ? WATCH_S : 0,
+		.it_interval.tv_sec = on ? WATCH_S : 0,
+	};
+
+	timerfd_settime(g->wfd, 0, &its, NULL);
+}
+
+static void try_source(struct guard *g, const char *path, bool named, bool quiet);
+
+static void on_watch(struct guard *g)
+{
+	char path[PATH_MAX];
+	uint64_t ticks;
+	bool any = false, named;
+	size_t i;
+
+	if (read(g->wfd, &ticks, sizeof(ticks)) < 0)
+		(void)0;
+	for (i = 0; i < MAX_SOURCES; i++) {
+		if (g->src[i].fd < 0 || g->src[i].kind != SOURCE_IIO_BUFFER)
+			continue;
+		if (!source_taken_over(&g->src[i])) {
+			any = true;
+			continue;
+		}
+		glog(g, LOG_WARNING,
+		     "%s (%s): its buffer was switched off by another program (iio-sensor-proxy?): opened again",
+		     g->src[i].path, g->src[i].name);
+		snprintf(path, sizeof(path), "%s", g->src[i].path);
+		named = g->src[i].flags & SOURCE_NAMED;
+		close_source(g, i);
+		try_source(g, path, named, false);
+	}
+	for (i = 0; i < MAX_SOURCES; i++)
+		any |= g->src[i].fd >= 0 && g->src[i].kind == SOURCE_IIO_BUFFER;
+	if (!any)
+		arm_watch(g, false);
+}
+
 /* Open one source; @named: the configuration names it. */
 static void try_source(struct guard *g, const char *path, bool named, bool quiet)
 {
@@ -670,6 +776,10 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 		close_source(g, i);
 		return;
 	}
+	if (*why)
+		glog(g, LOG_INFO, "%s", why);
+	if (s.kind == SOURCE_IIO_BUFFER)
+		arm_watch(g, true);
 	if (s.kind == SOURCE_FREEFALL)
 		snprintf(scale, sizeof(scale), "the hardware's decision");
 	else if (s.kind == SOURCE_IIO || s.kind == SOURCE_IIO_BUFFER)
@@ -717,6 +827,10 @@ static void source_gone(struct guard *g, size_t i, int err)
 		glog(g, LOG_WARNING, "%s (%s) went away%s", src->path, src->name,
 		     nr_sources(g, false) > 1 ? "" :
 		     ": no accelerometer left; waiting for one to appear");
+	else if (err == -EBUSY)
+		glog(g, LOG_ERR,
+		     "%s (%s) is now read by another program (iio-sensor-proxy?) through its buffer: no longer read; stop that program and reload the guard",
+		     src->path, src->name);
 	else
 		glog(g, LOG_ERR, "%s (%s): %s; no longer read", src->path, src->name,
 		     strerror(-err));
@@ -799,8 +913,7 @@ static void on_uevent(struct guard *g)
 			continue;
 		}
 		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
-			if (setup_disks(g, true, false))
-				arm_rescan(g, true);
+			setup_all_disks(g, true);
 		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
 			snprintf(path, sizeof(path), "/dev/%s", devname);
 			open_sources(g, path, false);
@@ -845,7 +958,7 @@ static int on_event(const struct hdp_monitor_event *ev, void *data)
 		g->ndisks = 0;
 		break;
 	case HDP_EV_KERNEL_BACK:
-		setup_disks(g, false, false);
+		setup_all_disks(g, false);
 		break;
 	default:
 		break;
@@ -929,9 +1042,10 @@ static void reload(struct guard *g)
 	open_sources(g, NULL, false);
 	memcpy(was, g->disks, sizeof(was));
 	g->ndisks = 0;
-	setup_disks(g, false, false);
+	arm_rescan(g, false);
+	setup_all_disks(g, false);
 	for (i = 0; i < nwas && !g->kernel_missing; i++) {
-		if (is_protected(g, was[i]))
+		if (is_protected(g, was[i]) || wanted(g, was[i]))
 			continue;
 		ret = hdp_set(g->ctx, was[i], &off);
 		if (ret && ret != -ENOENT && ret != -ENODEV)
@@ -987,6 +1101,8 @@ static int check(struct guard *g)
 			continue;
 		}
 		printf("source: %s (%s, %s)\n", s.path, s.name, source_kind_name(s.kind));
+		if (*why)
+			printf("  %s\n", why);
 		source_close(&s);
 		nsrc++;
 	}
@@ -1070,6 +1186,9 @@ static void loop(struct guard *g)
 			case TAG_RESCAN:
 				on_rescan(g);
 				break;
+			case TAG_WATCH:
+				on_watch(g);
+				break;
 			default:
 				slot = (uint32_t)evs[i].data.u64 - TAG_SOURCE;
 				if (slot < MAX_SOURCES && g->src[slot].fd >= 0 &&
@@ -1101,7 +1220,8 @@ static int start(struct guard *g)
 	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	g->ftfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	g->rfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (g->ep < 0 || g->sfd < 0 || g->tfd < 0 || g->ftfd < 0 || g->rfd < 0) {
+	g->wfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g->ep < 0 || g->sfd < 0 || g->tfd < 0 || g->ftfd < 0 || g->rfd < 0 || g->wfd < 0) {
 		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
@@ -1110,6 +1230,7 @@ static int start(struct guard *g)
 		     strerror(-g->uev));
 	if (add_fd(g, g->sfd, TAG_SIGNAL) || add_fd(g, g->tfd, TAG_TIMER) ||
 	    add_fd(g, g->ftfd, TAG_FALL) || add_fd(g, g->rfd, TAG_RESCAN) ||
+	    add_fd(g, g->wfd, TAG_WATCH) ||
 	    (g->uev >= 0 && add_fd(g, g->uev, TAG_UEVENT))) {
 		glog(g, LOG_ERR, "cannot set up its event loop: %s", strerror(errno));
 		return EXIT_FAILURE;
@@ -1133,8 +1254,8 @@ static int start(struct guard *g)
 		     hdp_strerror(fd < 0 ? fd : -errno));
 		return EXIT_FAILURE;
 	}
-	setup_disks(g, false, false);
-	if (!g->ndisks && !g->kernel_missing) {
+	setup_all_disks(g, false);
+	if (!g->ndisks && !g->kernel_missing && !g->rescans) {
 		glog(g, LOG_NOTICE, "no disk to protect%s",
 		     g->conf.disks ? " of the configuration is present" :
 		     ": no rotational, non-removable disk that its driver can park");
@@ -1155,7 +1276,7 @@ int guard_main(const struct guard_opts *opts)
 {
 	struct guard g = {
 		.opts = opts,
-		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1, .rfd = -1,
+		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1, .rfd = -1, .wfd = -1,
 		.journal = getenv("JOURNAL_STREAM") != NULL,
 	};
 	char err[PATH_MAX + 256];
@@ -1187,6 +1308,8 @@ int guard_main(const struct guard_opts *opts)
 		close(g.ftfd);
 	if (g.rfd >= 0)
 		close(g.rfd);
+	if (g.wfd >= 0)
+		close(g.wfd);
 	conf_free(&g.conf);
 	return rc;
 }

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/eventfd.h>
@@ -61,6 +62,8 @@
  * a sample every 10 ms, as the sysfs sources are read.
  */
 #define SOURCE_POLL_MS		10
+/* An IIO buffer's length in samples: 640 ms at 100 Hz, 160 ms at 400 Hz. */
+#define SOURCE_IIO_RECORDS	64
 #define STANDARD_GRAVITY	9.80665
 
 #define BIT_WORDS(n)	(((n) + 8 * sizeof(long) - 1) / (8 * sizeof(long)))
@@ -277,13 +280,16 @@ static int iio_set(const char *dir, const char *file, const char *val)
 
 static const char *const iio_chans[4] = { "accel_x", "accel_y", "accel_z", "timestamp" };
 
-/* Every scan element off but x, y, z and the timestamp, which are on. */
+/*
+ * Every scan element off, then x, y, z and the timestamp on: in two
+ * passes, since a driver checks each mask it is asked for against the
+ * masks it can scan, and ours beside another's may be none of them.
+ */
 static int iio_scan_only_ours(const char *dir)
 {
 	char sdir[PATH_MAX + 32], en[PATH_MAX + 64];
 	struct dirent *de;
 	size_t len, i;
-	bool ours;
 	DIR *d;
 	int ret = 0;
 
@@ -295,13 +301,14 @@ static int iio_scan_only_ours(const char *dir)
 		len = strlen(de->d_name);
 		if (len < 7 || strncmp(de->d_name, "in_", 3) || strcmp(de->d_name + len - 3, "_en"))
 			continue;
-		for (ours = false, i = 0; i < 4; i++)
-			ours |= len == strlen(iio_chans[i]) + 6 &&
-				!strncmp(de->d_name + 3, iio_chans[i], len - 6);
 		snprintf(en, sizeof(en), "scan_elements/%s", de->d_name);
-		ret = iio_set(dir, en, ours ? "1" : "0");
+		ret = iio_set(dir, en, "0");
 	}
 	closedir(d);
+	for (i = 0; !ret && i < 4; i++) {
+		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
+		ret = iio_set(dir, en, "1");
+	}
 	return ret;
 }
 
@@ -361,9 +368,18 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	ret = iio_set(dir, "buffer/enable", "0");
 	if (!ret)
 		ret = iio_scan_only_ours(dir);
-	/* Not every kernel has a watermark: one record is its default. */
-	iio_set(dir, "buffer/watermark", "1");
+	/*
+	 * Room for SOURCE_IIO_RECORDS samples (the default is 2: a loop held
+	 * up for 20 ms would lose samples at 100 Hz), woken at each one.
+	 * Older kernels have no watermark: one record is their way.
+	 */
+	snprintf(buf, sizeof(buf), "%u", SOURCE_IIO_RECORDS);
 	if (!ret)
+		ret = iio_set(dir, "buffer/length", buf);
+	iio_set(dir, "buffer/watermark", "1");
+	/* The clock cannot change while an event fd is open: leave it if right. */
+	snprintf(path, sizeof(path), "%s/current_timestamp_clock", dir);
+	if (!ret && (read_text(path, buf, sizeof(buf)) || strcmp(buf, "monotonic")))
 		ret = iio_set(dir, "current_timestamp_clock", "monotonic");
 	if (!ret)
 		ret = iio_set(dir, "buffer/enable", "1");
@@ -428,9 +444,16 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 		src->fd = (flags & SOURCE_PROBE) ? -1 : fd;
 		return 0;
 	}
+	/* Opened, with a note in @why. */
+	if (fd != -ENOENT)
+		snprintf(why, whylen,
+			 "%s (%s) has a trigger, but its buffer cannot be used (%s): read through its raw files %d times a second",
+			 dir, src->name, fd == -EBUSY ? "another program holds the device" :
+			 fd == -EPERM ? "no access to its device node: restart the service" :
+			 strerror(-fd), SOURCE_POLL_HZ);
 	/* A buffer another program reads keeps the raw files from us too. */
 	snprintf(file, sizeof(file), "%s/in_accel_z_raw", dir);
-	if (read_text(file, buf, sizeof(buf)) == -EBUSY) {
+	if (!(flags & SOURCE_PROBE) && read_text(file, buf, sizeof(buf)) == -EBUSY) {
 		snprintf(why, whylen,
 			 "%s (%s) is read by another program (iio-sensor-proxy?) through its buffer: stop it to let the guard read it",
 			 dir, src->name);
@@ -527,13 +550,13 @@ int source_open(const char *path, unsigned int flags, struct source *src,
 {
 	int ret;
 
-	*src = (struct source){ .fd = -1, .data_fd = -1 };
+	*src = (struct source){ .fd = -1, .data_fd = -1, .flags = flags };
 	snprintf(src->path, sizeof(src->path), "%s", path);
 	*why = '\0';
 	ret = open_kind(path, flags, src, why, whylen);
 	if (ret && !*why)
 		snprintf(why, whylen, "%s: %s%s", path, strerror(-ret),
-			 ret == -EACCES || ret == -EPERM ? ": the guard runs as root" : "");
+			 ret == -EACCES ? " (run the guard as root)" : "");
 	return ret;
 }
 
@@ -748,8 +771,9 @@ int source_thread(struct source *src)
 {
 	/* No SA_RESTART: the signal ends the thread's read with EINTR. */
 	struct sigaction sa = { .sa_handler = freefall_wake };
+	struct sched_param sp;
 	pthread_attr_t attr;
-	int efd, flags, ret;
+	int efd, flags, ret, pol;
 
 	if (src->kind != SOURCE_FREEFALL || src->data_fd >= 0)
 		return -EINVAL;
@@ -764,10 +788,7 @@ int source_thread(struct source *src)
 	src->data_fd = src->fd;
 	src->fd = efd;
 	atomic_store(&src->stop, false);
-	/*
-	 * It inherits the caller's policy (SCHED_FIFO once the guard has it),
-	 * and a small stack: the guard locks all its memory.
-	 */
+	/* A small stack: the guard locks all its memory. */
 	ret = pthread_attr_init(&attr);
 	if (!ret)
 		ret = pthread_attr_setstacksize(&attr, FREEFALL_STACK);
@@ -775,6 +796,15 @@ int source_thread(struct source *src)
 		ret = pthread_create(&src->thread, &attr, freefall_thread, src);
 		pthread_attr_destroy(&attr);
 	}
+	/*
+	 * SCHED_RESET_ON_FORK gives every new thread SCHED_OTHER: the
+	 * caller's real-time priority is set on it again (best effort: a
+	 * guard without it runs without it too).
+	 */
+	pol = sched_getscheduler(0);
+	if (!ret && pol >= 0 && (pol & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
+	    !sched_getparam(0, &sp))
+		pthread_setschedparam(src->thread, SCHED_FIFO, &sp);
 	if (ret) {
 		src->fd = src->data_fd;
 		src->data_fd = -1;
@@ -829,6 +859,21 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 		s.t_ns = now_ns();
 		fn(src, &s, data);
 	}
+}
+
+bool source_taken_over(const struct source *src)
+{
+	char file[PATH_MAX + 64], buf[64];
+
+	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
+		return false;
+	snprintf(file, sizeof(file), "%s/buffer/enable", src->path);
+	if (read_text(file, buf, sizeof(buf)))
+		return false;		/* gone: its uevent says so */
+	if (strcmp(buf, "1"))
+		return true;
+	snprintf(file, sizeof(file), "%s/trigger/current_trigger", src->path);
+	return !read_text(file, buf, sizeof(buf)) && !*buf;
 }
 
 int source_read(struct source *src, sample_fn fn, void *data)

@@ -41,6 +41,7 @@ enum source_kind {
 /**
  * struct source - one accelerometer
  * @kind: what it is
+ * @flags: source_open()'s
  * @path: what it was opened as (device node or sysfs file/directory)
  * @name: the device's own name
  * @fd: what to wait on (the device, or a timer for the polled kinds)
@@ -63,6 +64,7 @@ enum source_kind {
  */
 struct source {
 	enum source_kind kind;
+	unsigned int flags;
 	char path[PATH_MAX];
 	char name[128];
 	int fd;
@@ -104,7 +106,8 @@ typedef void (*sample_fn)(struct source *src, const struct sample *s,
  *	how it would be read (--check): no buffer is enabled, no driver's
  *	polling changed, /dev/freefall not opened; @src's fd may be -1
  * @src: where to store it
- * @why: where to write why it is refused
+ * @why: where to write why it is refused; on success, a note worth
+ *	logging (how it is read instead of the better way), or ""
  * @whylen: its size
  *
  * Return: 0; -ENOTTY if it is not an accelerometer, -EPERM if it is one
@@ -116,6 +119,18 @@ int source_open(const char *path, unsigned int flags, struct source *src,
 		char *why, size_t whylen);
 
 void source_close(struct source *src);
+
+/**
+ * source_taken_over() - whether another program switched a buffer off
+ * @src: an open source
+ *
+ * Holding an IIO device keeps others from its data, not from its sysfs
+ * files: a program that starts later and fails to take the device may
+ * switch its buffer off or take its trigger away (iio-sensor-proxy does,
+ * as it gives up), and then no sample comes, and no error either.
+ * Return: true if @src is an IIO buffer that is off or has no trigger.
+ */
+bool source_taken_over(const struct source *src);
 
 /**
  * source_thread() - read a /dev/freefall that cannot be polled

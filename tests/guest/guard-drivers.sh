@@ -8,7 +8,8 @@
 # drop must park ahci0 (guard-drivers.check: the park command in QEMU's
 # trace, in each window). An accelerometer removed while it is read
 # leaves the guard waiting, quietly. --check beside the guard changes
-# nothing; a buffer another program reads is left alone.
+# nothing; a buffer another program reads is left alone; a buffer another
+# program switches off is taken back.
 # Costs about 25 s: four drops of 2 s in real time, and the drivers'
 # setup.
 . ./lib.sh
@@ -110,9 +111,9 @@ stop_guard
 expect_eq mma7455-buffer-off-after-the-guard "$(cat $D/buffer/enable)" 0
 
 # Another program's buffer (it holds the device, the buffer on): left alone.
-exec 3<"/dev/$IIO"
+command exec 3<"/dev/$IIO" || not_ok iio-buffer-held "cannot open /dev/$IIO"
 echo 1 >$D/buffer/enable
-hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1
+timeout 20 hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1
 st=$?
 if [ $st = 0 ] && grep -q "$D (mma7455) is read by another program (iio-sensor-proxy?) through its buffer: stop it" $L &&
 	[ "$(cat $D/buffer/enable)" = 1 ]; then
@@ -126,6 +127,17 @@ exec 3<&-
 hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1 &
 GPID=$!
 wait_line $L '^hdpctl guard: guarding ' || not_ok iio-buffer-guard-again "$(cat $L)"
+expect_eq iio-buffer-64-samples-long "$(cat $D/buffer/length)" 64
+# Another program switches the buffer off (as iio-sensor-proxy does when
+# it gives up the device): the guard sees it and takes the buffer back.
+echo 0 >$D/buffer/enable
+if wait_line $L "$D (mma7455): its buffer was switched off by another program (iio-sensor-proxy?): opened again" &&
+	wait_line $L "reading $D (mma7455, iio buffer" 2 &&
+	[ "$(cat $D/buffer/enable)" = 1 ]; then
+	ok iio-buffer-switched-off-taken-back
+else
+	not_ok iio-buffer-switched-off-taken-back "buffer $(cat $D/buffer/enable): $(cat $L)"
+fi
 
 # The accelerometer goes away under the guard.
 echo 0x1e >$BUS/delete_device

@@ -9,7 +9,8 @@
 # when the hardware goes): the guard says so, waits without spinning and
 # goes on; the module removed and loaded again, now without poll as
 # dell-smo8800's /dev/freefall: the guard reads the new device (misc
-# uevent) in a thread of its own and parks on a fall again. The host side
+# uevent) in a thread of its own, real-time as the guard is, and parks on
+# a fall again. The host side
 # (guard-freefall.check) finds ahci0's park command in QEMU's trace in
 # the window of each fall.
 . ./lib.sh
@@ -141,6 +142,15 @@ fi
 modprobe hdp_freefall nopoll=1
 if wait_line $L '^hdpctl guard: reading /dev/freefall ' 2 && ! grep -q 'cannot wait for it' $L; then
 	ok guard-reads-the-new-device-without-poll
+	# Its reader thread runs SCHED_FIFO as the guard does (policy 1,
+	# field 41 of stat; the guard runs as root here).
+	pols=$(for t in /proc/$GPID/task/*; do awk '{ print $41 }' "$t/stat"; done | sort -u | tr '\n' ' ')
+	ntask=$(ls /proc/$GPID/task | wc -l)
+	if [ "$ntask" -ge 2 ] && [ "$pols" = "1 " ]; then
+		ok freefall-thread-real-time-as-the-guard
+	else
+		not_ok freefall-thread-real-time-as-the-guard "$ntask tasks, policies '$pols'"
+	fi
 	fall fall-again 2
 else
 	not_ok guard-reads-the-new-device-without-poll "$(cat $L)"
