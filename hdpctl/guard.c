@@ -566,6 +566,33 @@ static void arm_fall_timer(struct guard *g, bool on)
 	timerfd_settime(g->ftfd, 0, &its, NULL);
 }
 
+/*
+ * An IIO buffer's rate is its trigger's, which the administrator (or
+ * another program) set: below MIN_RATE_HZ a 10 cm drop (143 ms) gets a
+ * few samples and may be seen late. Said once, after its first second.
+ * (Not for input devices: the input core passes on changed values only,
+ * so a still sensor would seem slow.)
+ */
+#define MIN_RATE_HZ	50
+
+static void check_rate(struct guard *g, struct source *src, const struct sample *s)
+{
+	double hz;
+
+	if (!src->rate_n++) {
+		src->rate_t0 = s->t_ns;
+		return;
+	}
+	if (s->t_ns < src->rate_t0 + 1000000000ull)
+		return;
+	src->rate_told = true;
+	hz = (src->rate_n - 1) * 1e9 / (double)(s->t_ns - src->rate_t0);
+	if (hz < MIN_RATE_HZ)
+		glog(g, LOG_WARNING,
+		     "%s (%s): %.0f samples a second from its trigger: a 10 cm drop lasts 143 ms and may be seen late; set the trigger's sampling_frequency to 100 or more",
+		     src->path, src->name, hz);
+}
+
 static void on_sample(struct source *src, const struct sample *s, void *data)
 {
 	struct guard *g = data;
@@ -576,6 +603,8 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 		park(g, src, s, DETECT_FREE_FALL);
 		return;
 	}
+	if (src->kind == SOURCE_IIO_BUFFER && !src->rate_told)
+		check_rate(g, src, s);
 	src->last[0] = s->x;
 	src->last[1] = s->y;
 	src->last[2] = s->z;
@@ -839,11 +868,20 @@ static void source_gone(struct guard *g, size_t i, int err)
 
 static void on_source(struct guard *g, size_t i)
 {
+	struct source *src = &g->src[i];
 	int ret;
 
-	ret = source_read(&g->src[i], on_sample, g);
-	if (ret)
+	ret = source_read(src, on_sample, g);
+	if (ret) {
 		source_gone(g, i, ret);
+		return;
+	}
+	if (src->slowed) {
+		src->slowed = false;
+		glog(g, LOG_WARNING, "%s (%s): a read takes %.1f ms: now read every %llu ms",
+		     src->path, src->name, src->read_ns / 1e6,
+		     (unsigned long long)(src->poll_ns / 1000000));
+	}
 }
 
 /* A device removed (a uevent): the source read from it, if any, is closed. */

@@ -105,7 +105,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int open_timer(void)
+/* A polled source's timer, every @src->poll_ns (SOURCE_POLL_HZ at first). */
+static int open_timer(struct source *src)
 {
 	struct itimerspec its = {
 		.it_interval.tv_nsec = 1000000000 / SOURCE_POLL_HZ,
@@ -120,7 +121,33 @@ static int open_timer(void)
 		close(fd);
 		return -errno;
 	}
+	src->poll_ns = 1000000000 / SOURCE_POLL_HZ;
 	return fd;
+}
+
+/*
+ * A sysfs read may be a bus transfer the driver makes there and then (an
+ * accelerometer on a slow SMBus). The guard reads at real-time priority:
+ * reads that take more than half the period would leave little of the
+ * CPU to anything else, so the period doubles, up to SOURCE_POLL_MAX_NS
+ * (25 Hz still gives a 10 cm drop's 143 ms three samples).
+ */
+#define SOURCE_POLL_MAX_NS	(40 * 1000000ull)
+
+static void slow_down(struct source *src, uint64_t took)
+{
+	struct itimerspec its = { 0 };
+
+	if (took * 2 <= src->poll_ns || src->poll_ns >= SOURCE_POLL_MAX_NS)
+		return;
+	src->poll_ns *= 2;
+	if (src->poll_ns > SOURCE_POLL_MAX_NS)
+		src->poll_ns = SOURCE_POLL_MAX_NS;
+	its.it_interval.tv_nsec = (long)src->poll_ns;
+	its.it_value.tv_nsec = (long)src->poll_ns;
+	timerfd_settime(src->fd, 0, &its, NULL);
+	src->read_ns = took;
+	src->slowed = true;
 }
 
 /* A sysfs file's text, without its newline. */
@@ -462,7 +489,7 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	src->kind = SOURCE_IIO;
 	if (flags & SOURCE_PROBE)
 		return 0;
-	fd = open_timer();
+	fd = open_timer(src);
 	if (fd < 0)
 		return fd;
 	src->fd = fd;
@@ -486,7 +513,7 @@ static int open_position(const char *path, struct source *src, char *why,
 			 path);
 		return -EPERM;
 	}
-	fd = open_timer();
+	fd = open_timer(src);
 	if (fd < 0)
 		return fd;
 	snprintf(src->name, sizeof(src->name), "%s position", strstr(path, "lis3lv02d") ?
@@ -675,6 +702,7 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 				return ret == -ENOENT ? -ENODEV : ret;
 			src->raw[a] = (int32_t)strtol(buf, NULL, 10);
 		}
+		slow_down(src, now_ns() - t);
 		s = (struct sample){
 			.t_ns = t,
 			.x = src->raw[0] * src->iio_scale_g,
@@ -687,6 +715,7 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 	ret = read_text(src->path, buf, sizeof(buf));
 	if (ret)
 		return ret == -ENOENT ? -ENODEV : ret;
+	slow_down(src, now_ns() - t);
 	if (sscanf(buf, "(%d,%d,%d)", &src->raw[0], &src->raw[1], &src->raw[2]) != 3)
 		return -EIO;
 	if (scale_sample(src, t, &s))

@@ -54,10 +54,16 @@ enum source_kind {
  * @cal_n: how many were taken
  * @det: this source's detector
  * @last: its last sample, in g
+ * @poll_ns: a polled kind's period
+ * @read_ns: how long its read took when the period last grew
+ * @slowed: the period grew (the guard says so, and clears it)
  * @poll_was_ms: a polled input device's interval before the guard set
  *	SOURCE_POLL_MS (0: not changed)
  * @scan: where each axis and the timestamp are in a buffer's record
  * @record: a record's size
+ * @rate_t0: the time of a buffer's first sample
+ * @rate_n: how many samples since (its rate, told once after a second)
+ * @rate_told: whether it was
  * @thread: a freefall source's reader, where the device cannot be polled
  *	(then @fd is an eventfd the thread writes, @data_fd the device)
  * @stop: tells @thread to end
@@ -76,12 +82,17 @@ struct source {
 	unsigned int cal_n;
 	struct detect det;
 	double last[3];
+	uint64_t poll_ns, read_ns;
+	bool slowed;
 	unsigned int poll_was_ms;
 	struct iio_scan {
 		unsigned int offset, bytes, shift, bits;
 		bool is_signed, be;
 	} scan[4];		/* x, y, z, timestamp */
 	unsigned int record;
+	uint64_t rate_t0;
+	unsigned int rate_n;
+	bool rate_told;
 	pthread_t thread;
 	atomic_bool stop;
 };

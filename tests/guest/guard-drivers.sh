@@ -56,8 +56,20 @@ guard_drop() {
 	fi
 }
 
+# stop_guard: SIGTERM, and the guard must be gone within 10 s; if not,
+# what it is doing is told, and it is killed.
 stop_guard() {
 	kill -TERM $GPID
+	_i=0
+	while [ "$(awk '{ print $3 }' /proc/$GPID/stat 2>/dev/null || echo Z)" != Z ] &&
+		[ $_i -lt 100 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	if [ $_i = 100 ]; then
+		not_ok guard-stops-on-sigterm "running 10 s after SIGTERM: stat $(cut -d' ' -f3,14,15,40,41 /proc/$GPID/stat), wchan $(cat /proc/$GPID/wchan); $(cat /proc/$GPID/task/*/stack 2>/dev/null | head -20 | tr '\n' '|'); $(tail -3 $L)"
+		kill -KILL $GPID
+	fi
 	wait $GPID
 }
 
@@ -98,6 +110,7 @@ echo $TRIG >/sys/bus/iio/devices/$IIO/trigger/current_trigger
 guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count)"
 D=/sys/bus/iio/devices/$IIO
 expect_eq mma7455-buffer-on-while-read "$(cat $D/buffer/enable)" 1
+expect_eq trigger-at-100-hz-not-called-slow "$(grep -c 'samples a second from its trigger' $L)" 0
 # --check beside the running guard opens and changes nothing.
 hdpctl guard --check -c /tmp/guard-drivers.conf >/tmp/guard-drivers.check 2>&1
 if grep -q "^source: $D (mma7455, iio buffer)" /tmp/guard-drivers.check &&
@@ -124,10 +137,18 @@ fi
 echo 0 >$D/buffer/enable
 exec 3<&-
 
+# A trigger at 20 Hz: the guard says it is slow, and what to set.
+echo 20 >"${T%/name}/sampling_frequency"
 hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1 &
 GPID=$!
 wait_line $L '^hdpctl guard: guarding ' || not_ok iio-buffer-guard-again "$(cat $L)"
 expect_eq iio-buffer-64-samples-long "$(cat $D/buffer/length)" 64
+if wait_line $L "$D (mma7455): [12][0-9] samples a second from its trigger: .*set the trigger's sampling_frequency to 100 or more"; then
+	ok trigger-at-20-hz-said-slow
+else
+	not_ok trigger-at-20-hz-said-slow "$(cat $L)"
+fi
+echo 100 >"${T%/name}/sampling_frequency"
 # Another program switches the buffer off (as iio-sensor-proxy does when
 # it gives up the device): the guard sees it and takes the buffer back.
 echo 0 >$D/buffer/enable
