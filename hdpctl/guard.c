@@ -142,16 +142,15 @@ glog(const struct guard *g, int prio, const char *fmt, ...)
 	buf[n++] = '\n';
 	/*
 	 * The journal's stream is a socket: a line it has no room for is
-	 * dropped rather than keep the real-time loop from the next fall.
+	 * dropped rather than keep the real-time loop from the next fall
+	 * (a part sent is ended, so that the next line is not glued on).
 	 */
 	if (g->journal) {
 		r = send(STDERR_FILENO, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r == n || (r < 0 && errno != ENOTSOCK))
+		if (r > 0 && r < n)
+			r = send(STDERR_FILENO, buf + r, n - r, MSG_NOSIGNAL);
+		if (r >= 0 || errno != ENOTSOCK)
 			return;
-		if (r > 0) {		/* the line's end, so the next is not glued on */
-			memmove(buf, buf + r, n - r);
-			n -= (int)r;
-		}
 	}
 	if (write(STDERR_FILENO, buf, n) < 0)
 		return;
@@ -359,6 +358,8 @@ static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 	if (rescan && g->kernel_missing)
 		return 1;
 	g->kernel_missing = false;
+	if (!rescan)
+		g->missing = 0;
 	if (g->conf.disks) {
 		for (i = 0; g->conf.disks[i]; i++) {
 			bit = i < 64 ? 1ull << i : 0;
@@ -370,8 +371,9 @@ static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 				if (!quiet)
 					glog(g, LOG_WARNING, "%s; it is protected when it appears",
 					     why);
+				/* (past 64 names: protected when its uevent comes) */
 				g->missing |= bit;
-				missing++;
+				missing += bit != 0;
 				continue;
 			}
 			if (ret) {
@@ -414,10 +416,19 @@ static void arm_rescan(struct guard *g, bool on)
 		.it_value.tv_nsec = on ? RESCAN_NS : 0,
 		.it_interval.tv_nsec = on ? RESCAN_NS : 0,
 	};
+	char names[512] = "";
+	size_t i, n = 0;
 
+	/* Without hdprotect, its return sets every disk up. */
+	if (on && g->kernel_missing)
+		return;
+	for (i = 0; on && g->conf.disks && g->conf.disks[i] && i < 64 && n < sizeof(names); i++)
+		if (g->missing & (1ull << i))
+			n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? " " : "",
+				      g->conf.disks[i]);
 	if (on)
-		glog(g, LOG_INFO, "named disks not present: looked up again for %llu s",
-		     RESCANS * RESCAN_NS / 1000000000ull);
+		glog(g, LOG_INFO, "named disks not present (%s): looked up again for %llu s",
+		     names, RESCANS * RESCAN_NS / 1000000000ull);
 	g->rescans = on ? RESCANS : 0;
 	timerfd_settime(g->rfd, 0, &its, NULL);
 }
@@ -611,7 +622,7 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
 	if (cause != DETECT_NONE)
 		park(g, src, s, cause);
-	if (src->det.in_fall && !was)
+	if (src->det.in_fall && !was && src->kind == SOURCE_EVDEV)
 		arm_fall_timer(g, true);
 }
 
@@ -631,18 +642,17 @@ static void on_fall_timer(struct guard *g)
 	for (i = 0; i < MAX_SOURCES; i++) {
 		struct source *src = &g->src[i];
 
-		if (src->fd < 0 || !src->det.in_fall)
+		/* The other kinds send every sample, at their own rate. */
+		if (src->fd < 0 || !src->det.in_fall || src->kind != SOURCE_EVDEV)
 			continue;
 		/* Its queued samples first: the detector's clock only goes on. */
-		if (src->kind == SOURCE_EVDEV || src->kind == SOURCE_IIO_BUFFER) {
-			ret = source_read(src, on_sample, g);
-			if (ret) {
-				source_gone(g, i, ret);
-				continue;
-			}
-			if (!src->det.in_fall)
-				continue;
+		ret = source_read(src, on_sample, g);
+		if (ret) {
+			source_gone(g, i, ret);
+			continue;
 		}
+		if (!src->det.in_fall)
+			continue;
 		s.t_ns = now_ns();
 		s.x = src->last[0];
 		s.y = src->last[1];
@@ -749,12 +759,15 @@ static void on_watch(struct guard *g)
 			continue;
 		}
 		glog(g, LOG_WARNING,
-		     "%s (%s): its buffer was switched off by another program (iio-sensor-proxy?): opened again",
+		     "%s (%s): its buffer was switched off or changed by another program (iio-sensor-proxy?): opening it again",
 		     g->src[i].path, g->src[i].name);
 		snprintf(path, sizeof(path), "%s", g->src[i].path);
 		named = g->src[i].flags & SOURCE_NAMED;
 		close_source(g, i);
 		try_source(g, path, named, false);
+		if (!source_is_open(g, path))
+			glog(g, LOG_ERR, "%s: no longer read%s", path, nr_sources(g, false) ? "" :
+			     ": no accelerometer left; waiting for one to appear");
 	}
 	for (i = 0; i < MAX_SOURCES; i++)
 		any |= g->src[i].fd >= 0 && g->src[i].kind == SOURCE_IIO_BUFFER;
@@ -1305,7 +1318,8 @@ static int start(struct guard *g)
 		 *text ? text : "no disk yet", nr_sources(g, false),
 		 nr_sources(g, false) == 1 ? "" : "s");
 	notify(msg);
-	glog(g, LOG_NOTICE, "guarding %s", *text ? text : "no disk yet (waiting for hdprotect)");
+	glog(g, LOG_NOTICE, "guarding %s", *text ? text : g->kernel_missing ?
+	     "no disk yet (waiting for hdprotect)" : "no disk yet (waiting for the named disks)");
 	loop(g);
 	return g->failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -129,25 +129,43 @@ static int open_timer(struct source *src)
  * A sysfs read may be a bus transfer the driver makes there and then (an
  * accelerometer on a slow SMBus). The guard reads at real-time priority:
  * reads that take more than half the period would leave little of the
- * CPU to anything else, so the period doubles, up to SOURCE_POLL_MAX_NS
- * (25 Hz still gives a 10 cm drop's 143 ms three samples).
+ * CPU to anything else. After SOURCE_SLOW_READS such reads in a row (one
+ * may be an interrupt's) the period doubles, up to SOURCE_POLL_MAX_NS
+ * (25 Hz still gives a 10 cm drop's 143 ms three samples); after
+ * SOURCE_FAST_READS in a row that take less than an eighth of the period
+ * it halves again, down to 1 / SOURCE_POLL_HZ.
  */
 #define SOURCE_POLL_MAX_NS	(40 * 1000000ull)
+#define SOURCE_SLOW_READS	4
+#define SOURCE_FAST_READS	1000
 
 static void slow_down(struct source *src, uint64_t took)
 {
 	struct itimerspec its = { 0 };
+	uint64_t was = src->poll_ns;
 
-	if (took * 2 <= src->poll_ns || src->poll_ns >= SOURCE_POLL_MAX_NS)
-		return;
-	src->poll_ns *= 2;
-	if (src->poll_ns > SOURCE_POLL_MAX_NS)
-		src->poll_ns = SOURCE_POLL_MAX_NS;
+	if (took * 2 > src->poll_ns) {
+		src->fast_reads = 0;
+		if (++src->slow_reads < SOURCE_SLOW_READS || src->poll_ns >= SOURCE_POLL_MAX_NS)
+			return;
+		src->poll_ns *= 2;
+		if (src->poll_ns > SOURCE_POLL_MAX_NS)
+			src->poll_ns = SOURCE_POLL_MAX_NS;
+	} else {
+		src->slow_reads = 0;
+		if (took * 8 > src->poll_ns || ++src->fast_reads < SOURCE_FAST_READS ||
+		    src->poll_ns <= 1000000000 / SOURCE_POLL_HZ)
+			return;
+		src->poll_ns /= 2;
+		if (src->poll_ns < 1000000000 / SOURCE_POLL_HZ)
+			src->poll_ns = 1000000000 / SOURCE_POLL_HZ;
+	}
+	src->slow_reads = src->fast_reads = 0;
 	its.it_interval.tv_nsec = (long)src->poll_ns;
 	its.it_value.tv_nsec = (long)src->poll_ns;
 	timerfd_settime(src->fd, 0, &its, NULL);
 	src->read_ns = took;
-	src->slowed = true;
+	src->slowed = src->poll_ns != was;
 }
 
 /* A sysfs file's text, without its newline. */
@@ -893,6 +911,7 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 bool source_taken_over(const struct source *src)
 {
 	char file[PATH_MAX + 64], buf[64];
+	unsigned int i;
 
 	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
 		return false;
@@ -901,6 +920,15 @@ bool source_taken_over(const struct source *src)
 		return false;		/* gone: its uevent says so */
 	if (strcmp(buf, "1"))
 		return true;
+	/* Switched off, changed and on again within a second: not ours. */
+	snprintf(file, sizeof(file), "%s/current_timestamp_clock", src->path);
+	if (!read_text(file, buf, sizeof(buf)) && strcmp(buf, "monotonic"))
+		return true;
+	for (i = 0; i < 4; i++) {
+		snprintf(file, sizeof(file), "%s/scan_elements/in_%s_en", src->path, iio_chans[i]);
+		if (!read_text(file, buf, sizeof(buf)) && strcmp(buf, "1"))
+			return true;
+	}
 	snprintf(file, sizeof(file), "%s/trigger/current_trigger", src->path);
 	return !read_text(file, buf, sizeof(buf)) && !*buf;
 }

@@ -56,7 +56,9 @@ enum source_kind {
  * @last: its last sample, in g
  * @poll_ns: a polled kind's period
  * @read_ns: how long its read took when the period last grew
- * @slowed: the period grew (the guard says so, and clears it)
+ * @slow_reads: reads in a row that took more than half of it
+ * @fast_reads: reads in a row that took less than an eighth
+ * @slowed: the period changed (the guard says so, and clears it)
  * @poll_was_ms: a polled input device's interval before the guard set
  *	SOURCE_POLL_MS (0: not changed)
  * @scan: where each axis and the timestamp are in a buffer's record
@@ -83,6 +85,7 @@ struct source {
 	struct detect det;
 	double last[3];
 	uint64_t poll_ns, read_ns;
+	unsigned int slow_reads, fast_reads;
 	bool slowed;
 	unsigned int poll_was_ms;
 	struct iio_scan {
@@ -139,7 +142,8 @@ void source_close(struct source *src);
  * files: a program that starts later and fails to take the device may
  * switch its buffer off or take its trigger away (iio-sensor-proxy does,
  * as it gives up), and then no sample comes, and no error either.
- * Return: true if @src is an IIO buffer that is off or has no trigger.
+ * Return: true if @src is an IIO buffer that is off, has no trigger, or
+ * has another layout or clock than the guard set.
  */
 bool source_taken_over(const struct source *src);
 

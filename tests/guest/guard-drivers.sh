@@ -66,7 +66,7 @@ stop_guard() {
 		msleep 100
 		_i=$((_i + 1))
 	done
-	if [ $_i = 100 ]; then
+	if [ "$(awk '{ print $3 }' /proc/$GPID/stat 2>/dev/null || echo Z)" != Z ]; then
 		not_ok guard-stops-on-sigterm "running 10 s after SIGTERM: stat $(cut -d' ' -f3,14,15,40,41 /proc/$GPID/stat), wchan $(cat /proc/$GPID/wchan); $(cat /proc/$GPID/task/*/stack 2>/dev/null | head -20 | tr '\n' '|'); $(tail -3 $L)"
 		kill -KILL $GPID
 	fi
@@ -152,7 +152,7 @@ echo 100 >"${T%/name}/sampling_frequency"
 # Another program switches the buffer off (as iio-sensor-proxy does when
 # it gives up the device): the guard sees it and takes the buffer back.
 echo 0 >$D/buffer/enable
-if wait_line $L "$D (mma7455): its buffer was switched off by another program (iio-sensor-proxy?): opened again" &&
+if wait_line $L "$D (mma7455): its buffer was switched off or changed by another program (iio-sensor-proxy?): opening it again" &&
 	wait_line $L "reading $D (mma7455, iio buffer" 2 &&
 	[ "$(cat $D/buffer/enable)" = 1 ]; then
 	ok iio-buffer-switched-off-taken-back

@@ -180,10 +180,10 @@ done
 kill -0 $GPID 2>/dev/null && ok guard-survives-sighup || not_ok guard-survives-sighup "it exited"
 
 # --- a disk that appears later is protected, named by a link made after it ---
-n0=$(grep -c 'named disks not present: looked up again' $L)
+n0=$(grep -c 'named disks not present (.*): looked up again' $L)
 nullb_make nullb0 1 || not_ok guard-hotplug "cannot make a null_blk disk"
 # The guard has seen the disk, and not found the link yet.
-wait_line $L 'named disks not present: looked up again' $((n0 + 1))
+wait_line $L 'named disks not present (.*): looked up again' $((n0 + 1))
 mkdir -p /dev/disk/by-id
 ln -s ../../nullb0 $LINK
 nb=$(basename "$(ls -d /sys/block/nullb* | head -1)")
