@@ -27,7 +27,9 @@ touch /tmp/go-soak
 wait $RPID
 played=$(sed -n 's/^looped \([0-9]*\) traces.*/\1/p' /tmp/guard-soak.replay)
 parks=$(grep -c '^hdpctl guard: park: ' $L)
-echo "# guard-soak: $played traces in $SECS s of non-fall motion, $parks parks"
+# On the console too (the host keeps it): the soak's figure.
+echo "# guard-soak: $played traces in $SECS s of non-fall motion, $parks parks" |
+	tee /dev/kmsg
 if [ -n "$played" ] && [ "$played" -gt 0 ] && [ "$parks" = 0 ]; then
 	ok "no-park-in-${SECS}-s-of-motion-that-is-no-fall"
 else
