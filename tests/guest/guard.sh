@@ -141,8 +141,11 @@ expect_eq no-park-without-a-fall "$(grep -c '^hdpctl guard: park: ' $L)" "$npark
 # --- a drop at other sensors' rates: hdaps's 20 Hz, a LIS3LV02DL's 400 Hz ---
 for r in 20 400; do
 	n0=$(grep -c '^hdpctl guard: park: ' $L)
+	nr=$(grep -c '^hdpctl guard: reading ' $L)
 	replay rate$r --mark guard-rate$r --rate $r --seconds 2 --gap 1.2 --settle 0.3 $M/drop-10cm.trace
-	wait_line $L '^hdpctl guard: reading ' $((n0 + 3))
+	# The guard reads the new device before the drop plays.
+	wait_line $L '^hdpctl guard: reading ' $((nr + 1)) ||
+		not_ok "rate-$r-device-read" "$(tail -3 $L)"
 	touch /tmp/go-rate$r
 	wait $RPID
 	expect_eq "drop-at-${r}-hz-parks-once" "$(grep -c '^hdpctl guard: park: ' $L)" $((n0 + 1))
