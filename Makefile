@@ -186,6 +186,7 @@ check-host:
 # series (mainline), under TCG unless KVM works: figures are the
 # emulator's. tests/bench/run boots both and prints one table.
 bench: deps
+	@qemu/hdapsd
 	@qemu/build-kernel lean
 	@qemu/build-kernel mainline
 	@$(MAKE) --no-print-directory guest-bin stage

@@ -43,14 +43,14 @@ struct detect_params detect_level_params(enum detect_level level)
 	switch (level) {
 	case DETECT_LOW:
 		return (struct detect_params){ .ff_g = 0.4, .ff_ms = 60, .shock_g = 4.0,
-					       .tilt_deg = 45, .tilt_ms = 250 };
+					       .tilt_deg = 45 };
 	case DETECT_HIGH:
 		return (struct detect_params){ .ff_g = 0.6, .ff_ms = 20, .shock_g = 2.0,
-					       .tilt_deg = 20, .tilt_ms = 250 };
+					       .tilt_deg = 20 };
 	case DETECT_MEDIUM:
 	default:
 		return (struct detect_params){ .ff_g = 0.5, .ff_ms = 30, .shock_g = 2.5,
-					       .tilt_deg = 30, .tilt_ms = 250 };
+					       .tilt_deg = 30 };
 	}
 }
 
@@ -62,12 +62,12 @@ void detect_init(struct detect *d, enum detect_level level)
 	d->ndir = d->head = 0;
 }
 
-/* Gravity's direction at @t_ns turned by tilt_deg within tilt_ms. */
+/* Gravity's direction at @t_ns turned by tilt_deg within DETECT_TILT_MS. */
 static bool tilted(struct detect *d, uint64_t t_ns, double x, double y,
 		   double z, double a)
 {
 	double u[3] = { x / a, y / a, z / a }, lim = cos(d->p.tilt_deg * M_PI / 180);
-	uint64_t win = (uint64_t)d->p.tilt_ms * 1000000;
+	uint64_t win = DETECT_TILT_MS * 1000000ull;
 	bool turned = false;
 	unsigned int i, k;
 

@@ -31,16 +31,17 @@ enum detect_cause {
  * @ff_ms: ... for this long, from the first sample below
  * @shock_g: a shock: | |a| - 1 g | at least this, in g
  * @tilt_deg: a tilt: gravity's direction turned by at least this, in
- *	degrees ...
- * @tilt_ms: ... within this long
+ *	degrees, within DETECT_TILT_MS (the same at every level)
  */
 struct detect_params {
 	double ff_g;
 	unsigned int ff_ms;
 	double shock_g;
 	double tilt_deg;
-	unsigned int tilt_ms;
 };
+
+/* A tilt is a turn within this long. */
+#define DETECT_TILT_MS		250
 
 /* A free fall longer than this is a stuck sensor: no park (detect.c). */
 #define DETECT_STUCK_MS		2000

@@ -118,6 +118,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A timerfd that fires every @ns from now, or never (@ns 0). */
+static void set_periodic(int fd, uint64_t ns)
+{
+	struct itimerspec its = {
+		.it_value.tv_sec = ns / 1000000000ull,
+		.it_value.tv_nsec = ns % 1000000000ull,
+	};
+
+	its.it_interval = its.it_value;
+	timerfd_settime(fd, 0, &its, NULL);
+}
+
 /*
  * One line on stderr, written at once: with a syslog priority prefix
  * when stderr is the journal (systemd sets JOURNAL_STREAM), without
@@ -412,10 +424,6 @@ static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 
 static void arm_rescan(struct guard *g, bool on)
 {
-	struct itimerspec its = {
-		.it_value.tv_nsec = on ? RESCAN_NS : 0,
-		.it_interval.tv_nsec = on ? RESCAN_NS : 0,
-	};
 	char names[512] = "";
 	size_t i, n = 0;
 
@@ -430,7 +438,7 @@ static void arm_rescan(struct guard *g, bool on)
 		glog(g, LOG_INFO, "named disks not present (%s): looked up again for %llu s",
 		     names, RESCANS * RESCAN_NS / 1000000000ull);
 	g->rescans = on ? RESCANS : 0;
-	timerfd_settime(g->rfd, 0, &its, NULL);
+	set_periodic(g->rfd, on ? RESCAN_NS : 0);
 }
 
 /* Set the disks up; look again for the named ones missing. */
@@ -567,16 +575,6 @@ static void park(struct guard *g, const struct source *src,
  */
 #define FALL_TICK_NS	(10 * 1000000ull)
 
-static void arm_fall_timer(struct guard *g, bool on)
-{
-	struct itimerspec its = {
-		.it_value.tv_nsec = on ? FALL_TICK_NS : 0,
-		.it_interval.tv_nsec = on ? FALL_TICK_NS : 0,
-	};
-
-	timerfd_settime(g->ftfd, 0, &its, NULL);
-}
-
 /*
  * An IIO buffer's rate is its trigger's, which the administrator (or
  * another program) set: below MIN_RATE_HZ a 10 cm drop (143 ms) gets a
@@ -623,7 +621,7 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	if (cause != DETECT_NONE)
 		park(g, src, s, cause);
 	if (src->det.in_fall && !was && src->kind == SOURCE_EVDEV)
-		arm_fall_timer(g, true);
+		set_periodic(g->ftfd, FALL_TICK_NS);
 }
 
 static void source_gone(struct guard *g, size_t i, int err);
@@ -663,7 +661,7 @@ static void on_fall_timer(struct guard *g)
 		any |= src->det.in_fall;
 	}
 	if (!any)
-		arm_fall_timer(g, false);
+		set_periodic(g->ftfd, 0);
 }
 
 static void on_timer(struct guard *g)
@@ -728,17 +726,7 @@ static void close_source(struct guard *g, size_t i)
  * another program switched off is opened again, which takes it back, or
  * reads the raw files, or says who holds it.
  */
-#define WATCH_S		1
-
-static void arm_watch(struct guard *g, bool on)
-{
-	struct itimerspec its = {
-		.it_value.tv_sec = on ? WATCH_S : 0,
-		.it_interval.tv_sec = on ? WATCH_S : 0,
-	};
-
-	timerfd_settime(g->wfd, 0, &its, NULL);
-}
+#define WATCH_NS	(1000 * 1000000ull)
 
 static void try_source(struct guard *g, const char *path, bool named, bool quiet);
 
@@ -752,12 +740,8 @@ static void on_watch(struct guard *g)
 	if (read(g->wfd, &ticks, sizeof(ticks)) < 0)
 		(void)0;
 	for (i = 0; i < MAX_SOURCES; i++) {
-		if (g->src[i].fd < 0 || g->src[i].kind != SOURCE_IIO_BUFFER)
+		if (g->src[i].fd < 0 || !source_taken_over(&g->src[i]))
 			continue;
-		if (!source_taken_over(&g->src[i])) {
-			any = true;
-			continue;
-		}
 		glog(g, LOG_WARNING,
 		     "%s (%s): its buffer was switched off or changed by another program (iio-sensor-proxy?): opening it again",
 		     g->src[i].path, g->src[i].name);
@@ -772,7 +756,7 @@ static void on_watch(struct guard *g)
 	for (i = 0; i < MAX_SOURCES; i++)
 		any |= g->src[i].fd >= 0 && g->src[i].kind == SOURCE_IIO_BUFFER;
 	if (!any)
-		arm_watch(g, false);
+		set_periodic(g->wfd, 0);
 }
 
 /* Open one source; @named: the configuration names it. */
@@ -821,7 +805,7 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 	if (*why)
 		glog(g, LOG_INFO, "%s", why);
 	if (s.kind == SOURCE_IIO_BUFFER)
-		arm_watch(g, true);
+		set_periodic(g->wfd, WATCH_NS);
 	if (s.kind == SOURCE_FREEFALL)
 		snprintf(scale, sizeof(scale), "the hardware's decision");
 	else if (s.kind == SOURCE_IIO || s.kind == SOURCE_IIO_BUFFER)
@@ -1287,7 +1271,7 @@ static int start(struct guard *g)
 		return EXIT_FAILURE;
 	}
 
-	/* Before the sources: /dev/freefall's thread inherits the priority. */
+	/* Before the sources: /dev/freefall's thread takes the priority it has. */
 	lock_and_prioritize(g);
 	open_sources(g, NULL, false);
 	if (!nr_sources(g, false)) {

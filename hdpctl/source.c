@@ -57,6 +57,7 @@
  * 143 ms, and the detector wants 40 ms of it (detect.c).
  */
 #define SOURCE_POLL_HZ		100
+#define SOURCE_POLL_NS		(1000000000ull / SOURCE_POLL_HZ)
 /*
  * An input device its driver polls (lis3lv02d: every 50 ms) is asked for
  * a sample every 10 ms, as the sysfs sources are read.
@@ -105,23 +106,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A polled source's timer, every @src->poll_ns (SOURCE_POLL_HZ at first). */
-static int open_timer(struct source *src)
+/* A polled source's timer fires every @ns (under a second) from now. */
+static int set_period(int fd, uint64_t ns)
 {
 	struct itimerspec its = {
-		.it_interval.tv_nsec = 1000000000 / SOURCE_POLL_HZ,
-		.it_value.tv_nsec = 1000000000 / SOURCE_POLL_HZ,
+		.it_interval.tv_nsec = (long)ns,
+		.it_value.tv_nsec = (long)ns,
 	};
-	int fd;
+
+	return timerfd_settime(fd, 0, &its, NULL) ? -errno : 0;
+}
+
+/* A polled source's timer, every @src->poll_ns (SOURCE_POLL_NS at first). */
+static int open_timer(struct source *src)
+{
+	int fd, ret;
 
 	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (timerfd_settime(fd, 0, &its, NULL)) {
+	ret = set_period(fd, SOURCE_POLL_NS);
+	if (ret) {
 		close(fd);
-		return -errno;
+		return ret;
 	}
-	src->poll_ns = 1000000000 / SOURCE_POLL_HZ;
+	src->poll_ns = SOURCE_POLL_NS;
 	return fd;
 }
 
@@ -133,7 +142,7 @@ static int open_timer(struct source *src)
  * may be an interrupt's) the period doubles, up to SOURCE_POLL_MAX_NS
  * (25 Hz still gives a 10 cm drop's 143 ms three samples); after
  * SOURCE_FAST_READS in a row that take less than an eighth of the period
- * it halves again, down to 1 / SOURCE_POLL_HZ.
+ * it halves again, down to SOURCE_POLL_NS.
  */
 #define SOURCE_POLL_MAX_NS	(40 * 1000000ull)
 #define SOURCE_SLOW_READS	4
@@ -141,7 +150,6 @@ static int open_timer(struct source *src)
 
 static void slow_down(struct source *src, uint64_t took)
 {
-	struct itimerspec its = { 0 };
 	uint64_t was = src->poll_ns;
 
 	if (took * 2 > src->poll_ns) {
@@ -154,16 +162,14 @@ static void slow_down(struct source *src, uint64_t took)
 	} else {
 		src->slow_reads = 0;
 		if (took * 8 > src->poll_ns || ++src->fast_reads < SOURCE_FAST_READS ||
-		    src->poll_ns <= 1000000000 / SOURCE_POLL_HZ)
+		    src->poll_ns <= SOURCE_POLL_NS)
 			return;
 		src->poll_ns /= 2;
-		if (src->poll_ns < 1000000000 / SOURCE_POLL_HZ)
-			src->poll_ns = 1000000000 / SOURCE_POLL_HZ;
+		if (src->poll_ns < SOURCE_POLL_NS)
+			src->poll_ns = SOURCE_POLL_NS;
 	}
 	src->slow_reads = src->fast_reads = 0;
-	its.it_interval.tv_nsec = (long)src->poll_ns;
-	its.it_value.tv_nsec = (long)src->poll_ns;
-	timerfd_settime(src->fd, 0, &its, NULL);
+	set_period(src->fd, src->poll_ns);
 	src->read_ns = took;
 	src->slowed = src->poll_ns != was;
 }
@@ -323,6 +329,17 @@ static int iio_set(const char *dir, const char *file, const char *val)
 	return write_text(path, val);
 }
 
+/* 1 if @dir's @file reads @val, 0 if not, or a negative errno. */
+static int iio_is(const char *dir, const char *file, const char *val)
+{
+	char path[2 * PATH_MAX + 64], buf[64];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ret = read_text(path, buf, sizeof(buf));
+	return ret ? ret : !strcmp(buf, val);
+}
+
 static const char *const iio_chans[4] = { "accel_x", "accel_y", "accel_z", "timestamp" };
 
 /*
@@ -377,8 +394,7 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	const char *dev;
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "%s/trigger/current_trigger", dir);
-	if (read_text(path, buf, sizeof(buf)) || !*buf)
+	if (iio_is(dir, "trigger/current_trigger", "") != 0)
 		return -ENOENT;
 	for (i = 0; i < 4; i++) {
 		if (scan_type(dir, iio_chans[i], &src->scan[i], &idx[i]))
@@ -423,8 +439,7 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 		ret = iio_set(dir, "buffer/length", buf);
 	iio_set(dir, "buffer/watermark", "1");
 	/* The clock cannot change while an event fd is open: leave it if right. */
-	snprintf(path, sizeof(path), "%s/current_timestamp_clock", dir);
-	if (!ret && (read_text(path, buf, sizeof(buf)) || strcmp(buf, "monotonic")))
+	if (!ret && iio_is(dir, "current_timestamp_clock", "monotonic") != 1)
 		ret = iio_set(dir, "current_timestamp_clock", "monotonic");
 	if (!ret)
 		ret = iio_set(dir, "buffer/enable", "1");
@@ -910,27 +925,23 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 
 bool source_taken_over(const struct source *src)
 {
-	char file[PATH_MAX + 64], buf[64];
+	char en[64];
 	unsigned int i;
 
+	/* (A file that cannot be read: the device is gone, its uevent says so.) */
 	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
 		return false;
-	snprintf(file, sizeof(file), "%s/buffer/enable", src->path);
-	if (read_text(file, buf, sizeof(buf)))
-		return false;		/* gone: its uevent says so */
-	if (strcmp(buf, "1"))
+	if (!iio_is(src->path, "buffer/enable", "1") || iio_is(src->path, "trigger/current_trigger", "") == 1)
 		return true;
 	/* Switched off, changed and on again within a second: not ours. */
-	snprintf(file, sizeof(file), "%s/current_timestamp_clock", src->path);
-	if (!read_text(file, buf, sizeof(buf)) && strcmp(buf, "monotonic"))
+	if (!iio_is(src->path, "current_timestamp_clock", "monotonic"))
 		return true;
 	for (i = 0; i < 4; i++) {
-		snprintf(file, sizeof(file), "%s/scan_elements/in_%s_en", src->path, iio_chans[i]);
-		if (!read_text(file, buf, sizeof(buf)) && strcmp(buf, "1"))
+		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
+		if (!iio_is(src->path, en, "1"))
 			return true;
 	}
-	snprintf(file, sizeof(file), "%s/trigger/current_trigger", src->path);
-	return !read_text(file, buf, sizeof(buf)) && !*buf;
+	return false;
 }
 
 int source_read(struct source *src, sample_fn fn, void *data)

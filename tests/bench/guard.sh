@@ -86,7 +86,8 @@ remove_items() {
 
 guard() {
 	# From no item, so that the guard adds and enables its three disks
-	# itself and parks nothing else: the benchmarks before leave theirs.
+	# itself and parks nothing else (the benchmarks before clean up after
+	# themselves: this is a safeguard, and says what it found).
 	left=$(ls /config/hdprotect | tr '\n' ' ')
 	[ -n "$left" ] && echo "bench guard: removing the items left before: ${left% }"
 	remove_items
@@ -111,7 +112,7 @@ guard() {
 
 hdapsd_bench() {
 	if ! command -v hdapsd >/dev/null; then
-		echo "bench hdapsd: no hdapsd in this initramfs (qemu/deps extracts it into build/hdapsd)"
+		echo "bench hdapsd: no hdapsd in this initramfs (qemu/hdapsd extracts it into build/hdapsd)"
 		return 1
 	fi
 	echo "bench hdapsd: $(hdapsd -V)"

@@ -195,16 +195,22 @@ static int semantics(const char *dev, const char *fall, const char *driver)
 	       ret < 0 ? strerror(errno) : "another signal");
 	rd(fd, &v);
 
-	/* A blocking read waits for a fall, or a signal. */
+	/*
+	 * A blocking read waits for a fall, or a signal. Each blocking read
+	 * is cut short by an alarm after 3 s: a device that never wakes it
+	 * fails the check rather than hang it.
+	 */
+	sigaction(SIGALRM, &sa, NULL);
 	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	pid = later(300, fall, "2");
 	t0 = now_s();
+	alarm(3);
 	n = rd(fd, &v);
+	alarm(0);
 	t0 = now_s() - t0;
 	expect("blocking-read-waits-for-a-fall", n == 1 && v == 2 && t0 > 0.2,
 	       "read gave %ld, value %u, after %.3f s", n, v, t0);
 	reap(pid);
-	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 	n = rd(fd, &v);
 	expect("blocking-read-interrupted-by-a-signal", n == -EINTR, "read gave %ld", n);
@@ -220,7 +226,9 @@ static int semantics(const char *dev, const char *fall, const char *driver)
 	if (fd >= 0) {
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 		pid = later(300, unbind, "hdp_freefall");
+		alarm(3);
 		n = rd(fd, &v);
+		alarm(0);
 		ret = reap(pid);
 		expect("device-removed-blocked-read-gives-enodev", n == -ENODEV && !ret,
 		       "unbind %s, read gave %ld", ret ? "failed" : "done", n);

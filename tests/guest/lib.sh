@@ -146,3 +146,57 @@ wait_line() {
 	done
 	[ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]
 }
+
+# --- hdpctl guard (tests guard, guard-drivers, guard-freefall, guard-soak) ---
+
+# cpu_ticks PID: user and system time of PID, in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# remove_items: every hdprotect configfs item, removed.
+remove_items() {
+	for _d in /config/hdprotect/*; do
+		[ -d "$_d" ] && rmdir "$_d"
+	done
+}
+
+# expect_quiet NAME PID: ok if PID is alive and used at most 5 clock
+# ticks (50 ms) of CPU in the next second: a process that waits, not one
+# that spins.
+expect_quiet() {
+	_t0=$(cpu_ticks "$2")
+	msleep 1000
+	_t1=$(cpu_ticks "$2" 2>/dev/null || echo gone)
+	if [ "$_t1" != gone ] && [ $((_t1 - _t0)) -le 5 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$_t1 ticks after $_t0, in 1 s"
+	fi
+}
+
+# stop_guard NAME PID LOG: SIGTERM; ok NAME if the guard exits 0 within
+# 10 s, saying "stopping (Terminated)". If it is still running, what it
+# is doing is told, and it is killed.
+stop_guard() {
+	kill -TERM "$2"
+	_i=0
+	while [ "$(awk '{ print $3 }' "/proc/$2/stat" 2>/dev/null || echo Z)" != Z ] &&
+		[ $_i -lt 100 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	if [ "$(awk '{ print $3 }' "/proc/$2/stat" 2>/dev/null || echo Z)" != Z ]; then
+		not_ok "$1" "running 10 s after SIGTERM: stat $(cut -d' ' -f3,14,15,40,41 "/proc/$2/stat"), wchan $(cat "/proc/$2/wchan"); $(cat /proc/"$2"/task/*/stack 2>/dev/null | head -20 | tr '\n' '|'); $(tail -3 "$3")"
+		kill -KILL "$2"
+		wait "$2"
+		return
+	fi
+	wait "$2"
+	_st=$?
+	if [ $_st = 0 ] && grep -q 'stopping (Terminated)' "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $_st: $(tail -3 "$3")"
+	fi
+}
