@@ -170,10 +170,13 @@ static void print_disk_text(FILE *f, const struct hdp_disk *d)
 		return;
 	}
 	if (d->state == HDP_DISK_PARKED)
-		fprintf(f, " %u ms left", d->remaining_ms);
-	fprintf(f, ", %s, timeout %u ms, method %s ",
+		fprintf(f, " %u ms left, %u hold%s", d->remaining_ms, d->holds,
+			d->holds == 1 ? "" : "s");
+	if (d->cooldown_ms)
+		fprintf(f, ", cool-down %u ms left", d->cooldown_ms);
+	fprintf(f, ", %s, timeout %u ms, max hold %u ms, method %s ",
 		d->enabled ? "enabled" : "disabled", d->timeout_ms,
-		hdp_method_name(d->method));
+		d->max_hold_ms, hdp_method_name(d->method));
 	print_methods_text(f, d->methods);
 	fprintf(f, ", parks %" PRIu64 ", failures %" PRIu64, d->parks,
 		d->failures);
@@ -186,7 +189,7 @@ static void print_disk_text(FILE *f, const struct hdp_disk *d)
 }
 
 /*
- * The keys of a disk's state, "disk" to "deadline_ns", without braces:
+ * The keys of a disk's state, "disk" to "cooldown_ms", without braces:
  * status prints them as an object, monitor after the event's own keys.
  */
 static void print_disk_json_keys(FILE *f, const struct hdp_disk *d)
@@ -205,9 +208,19 @@ static void print_disk_json_keys(FILE *f, const struct hdp_disk *d)
 	hdpctl_json_string(f, hdp_method_name(d->last_method));
 	fprintf(f, ",\"last_result\":%d,\"parks\":%" PRIu64 ",\"failures\":%" PRIu64
 		",\"last_park_ns\":%" PRIu64 ",\"request_ns\":%" PRIu64
-		",\"complete_ns\":%" PRIu64 ",\"deadline_ns\":%" PRIu64,
+		",\"complete_ns\":%" PRIu64 ",\"deadline_ns\":%" PRIu64
+		",\"max_hold_ms\":%u,\"holds\":%u,\"cooldown_ms\":%u",
 		d->last_result, d->parks, d->failures, d->last_park_ns,
-		d->request_ns, d->complete_ns, d->deadline_ns);
+		d->request_ns, d->complete_ns, d->deadline_ns, d->max_hold_ms,
+		d->holds, d->cooldown_ms);
+}
+
+/* The requester an event names: "netlink port 4021", "configfs"... */
+static void print_holder_text(FILE *f, const struct hdp_monitor_event *ev)
+{
+	fputs(hdp_holder_name(ev->holder), f);
+	if (ev->holder == HDP_HOLDER_NETLINK)
+		fprintf(f, " port %u", ev->holder_portid);
 }
 
 /* A disk's state as one line: text, or one JSON object. */
@@ -279,16 +292,32 @@ void hdpctl_print_event_text(FILE *f, const struct hdp_monitor_event *ev)
 	case HDP_EV_PARKED:
 		fprintf(f, ", %s, %u ms", hdp_method_name(d->last_method),
 			ev->park_ms);
+		if (ev->holder != HDP_HOLDER_NONE) {
+			fputs(", by ", f);
+			print_holder_text(f, ev);
+		}
 		if (ev->renewed)
 			fputs(", renewed", f);
 		if (ev->result)
 			fprintf(f, ", not confirmed: %s",
 				hdp_strerror(ev->result));
 		break;
+	case HDP_EV_UNPARKED:
+		if (d->cooldown_ms)
+			fprintf(f, ", cool-down %u ms", d->cooldown_ms);
+		break;
 	case HDP_EV_CHANGED:
-		fprintf(f, ": %s, timeout %u ms, method %s",
+		/* A hold ended while others hold the disk parked. */
+		if (ev->holder != HDP_HOLDER_NONE) {
+			fputs(": hold of ", f);
+			print_holder_text(f, ev);
+			fprintf(f, " ended, %u hold%s left", d->holds,
+				d->holds == 1 ? "" : "s");
+			break;
+		}
+		fprintf(f, ": %s, timeout %u ms, max hold %u ms, method %s",
 			d->enabled ? "enabled" : "disabled", d->timeout_ms,
-			hdp_method_name(d->method));
+			d->max_hold_ms, hdp_method_name(d->method));
 		break;
 	default:
 		break;
@@ -316,6 +345,12 @@ void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev)
 	if (ev->type == HDP_EV_PARKED)
 		fprintf(f, ",\"park_ms\":%u,\"renewed\":%s", ev->park_ms,
 			json_bool(ev->renewed));
+	if (ev->holder != HDP_HOLDER_NONE) {
+		fputs(",\"holder\":", f);
+		hdpctl_json_string(f, hdp_holder_name(ev->holder));
+		if (ev->holder == HDP_HOLDER_NETLINK)
+			fprintf(f, ",\"holder_portid\":%u", ev->holder_portid);
+	}
 	putc(',', f);
 	print_disk_json_keys(f, ev->disk);
 	fputs("}\n", f);

@@ -78,8 +78,9 @@ void hdpctl_print_event_text(FILE *f, const struct hdp_monitor_event *ev);
  * @f: the stream
  * @ev: the event, or a loss
  *
- * An event's own keys, then every key of a disk's status; a loss has a
- * shape of its own: it is about no disk.
+ * An event's own keys (with "holder", and "holder_portid" for a netlink
+ * socket, when the event names one), then every key of a disk's status;
+ * a loss has a shape of its own: it is about no disk.
  */
 void hdpctl_print_event_json(FILE *f, const struct hdp_monitor_event *ev);
 

@@ -47,6 +47,7 @@ enum opt_id {
 	OPT_DISABLE,
 	OPT_TIMEOUT,
 	OPT_METHOD,
+	OPT_MAX_HOLD,
 	OPT_FOR,
 	OPT_COUNT,
 	OPT_TIMESTAMP,
@@ -71,6 +72,7 @@ static const struct opt_desc opt_descs[NR_OPTS] = {
 	[OPT_DISABLE]	= { "disable",	0, false },
 	[OPT_TIMEOUT]	= { "timeout",	0, true },
 	[OPT_METHOD]	= { "method",	0, true },
+	[OPT_MAX_HOLD]	= { "max-hold",	0, true },
 	[OPT_FOR]	= { "for",	0, true },
 	[OPT_COUNT]	= { "count",	0, true },
 	[OPT_TIMESTAMP]	= { "timestamp", 't', false },
@@ -94,6 +96,7 @@ struct invocation {
 	unsigned int given;
 	unsigned int timeout_ms;	/* --timeout */
 	enum hdp_park_method method;	/* --method */
+	unsigned int max_hold_ms;	/* --max-hold */
 	unsigned int for_ms;		/* --for */
 	unsigned long long count;	/* --count */
 	const char *config;		/* --config */
@@ -158,6 +161,15 @@ static void hint(char *buf, size_t len, const char *cmd, const char *disk,
 		if (!disk && !strcmp(cmd, "park"))
 			snprintf(buf, len, "hdpctl enable DISK");
 		break;
+	case -EBUSY:
+		/* the cool-down: its status says how long it has left */
+		if (!strcmp(cmd, "park"))
+			snprintf(buf, len, "hdpctl status%s%s", disk ? " " : "",
+				 disk ? disk : "");
+		break;
+	case -EUSERS:
+		snprintf(buf, len, "hdpctl unpark %s", disk ? disk : "DISK");
+		break;
 	}
 }
 
@@ -189,9 +201,11 @@ static int set_option(struct invocation *inv, enum opt_id id, const char *val)
 	inv->given |= OPT(id);
 	switch (id) {
 	case OPT_TIMEOUT:
+	case OPT_MAX_HOLD:
 	case OPT_FOR:
 		if (hdpctl_parse_seconds(val, id == OPT_FOR ? &inv->for_ms :
-					       &inv->timeout_ms))
+					 id == OPT_MAX_HOLD ? &inv->max_hold_ms :
+					 &inv->timeout_ms))
 			return usage_error(cmd, "--%s '%s': " SECONDS_RULE,
 					   name, val);
 		return 0;
@@ -442,7 +456,10 @@ static int cmd_status(struct invocation *inv)
 	return rc;
 }
 
-/* The settings the options ask for (--enable, --disable, --timeout, --method). */
+/*
+ * The settings the options ask for (--enable, --disable, --timeout,
+ * --method, --max-hold).
+ */
 static struct hdp_settings asked_settings(const struct invocation *inv)
 {
 	struct hdp_settings s = { .size = sizeof(s) };
@@ -458,6 +475,10 @@ static struct hdp_settings asked_settings(const struct invocation *inv)
 	if (inv->given & OPT(OPT_METHOD)) {
 		s.set |= HDP_SET_METHOD;
 		s.method = inv->method;
+	}
+	if (inv->given & OPT(OPT_MAX_HOLD)) {
+		s.set |= HDP_SET_MAX_HOLD;
+		s.max_hold_ms = inv->max_hold_ms;
 	}
 	return s;
 }
@@ -476,6 +497,17 @@ static int add_again(struct invocation *inv, const char *disk,
 	err = hdp_status(inv->ctx, disk, &d);
 	if (err) {
 		report(inv, disk, err);
+		return EXIT_FAILURE;
+	}
+	/*
+	 * The item of a disk that went away keeps its name: a disk that came
+	 * back under it (a driver bound again) is not protected until the
+	 * old item goes.
+	 */
+	if (d->state == HDP_DISK_GONE) {
+		fprintf(stderr, "hdpctl: %s: the item of a disk that went away is still there: remove it (hdpctl remove %s), then add the disk again\n",
+			disk, disk);
+		hdp_disk_free(d);
 		return EXIT_FAILURE;
 	}
 	if ((s->set & HDP_SET_ENABLED) && d->enabled != s->enabled) {
@@ -554,8 +586,8 @@ static int cmd_disable(struct invocation *inv)
 
 /*
  * "set DISK KEY VALUE" and the options "--enable", "--disable",
- * "--timeout S", "--method M", in any mix: one request, which the kernel
- * applies all or none.
+ * "--timeout S", "--method M", "--max-hold S", in any mix: one request,
+ * which the kernel applies all or none.
  */
 static int cmd_set(struct invocation *inv)
 {
@@ -579,8 +611,14 @@ static int cmd_set(struct invocation *inv)
 				return usage_error(inv->cmd, "method given twice");
 			if (set_option(inv, OPT_METHOD, val))
 				return EXIT_USAGE;
+		} else if (!strcmp(key, "max-hold")) {
+			if (inv->given & OPT(OPT_MAX_HOLD))
+				return usage_error(inv->cmd, "max-hold given twice");
+			if (set_option(inv, OPT_MAX_HOLD, val))
+				return EXIT_USAGE;
 		} else {
-			return usage_error(inv->cmd, "unknown setting '%s' (timeout or method)",
+			return usage_error(inv->cmd,
+					   "unknown setting '%s' (timeout, method or max-hold)",
 					   key);
 		}
 	}
@@ -623,14 +661,19 @@ static int cmd_park(struct invocation *inv)
 	return rc;
 }
 
+/*
+ * The administrator's unpark: every requester's hold ends (the guard's,
+ * hdapsd's through unload_heads, another hdpctl's park), not only this
+ * process's, which has none.
+ */
 static int cmd_unpark(struct invocation *inv)
 {
 	int i, rc = EXIT_SUCCESS;
 
 	if (!inv->argc)
-		return done(inv, inv->cmd->name, hdp_unpark(inv->ctx, NULL));
+		return done(inv, inv->cmd->name, hdp_unpark_all(inv->ctx, NULL));
 	for (i = 0; i < inv->argc; i++) {
-		if (done(inv, inv->argv[i], hdp_unpark(inv->ctx, inv->argv[i])))
+		if (done(inv, inv->argv[i], hdp_unpark_all(inv->ctx, inv->argv[i])))
 			rc = EXIT_FAILURE;
 	}
 	return rc;
@@ -843,8 +886,10 @@ static const struct cmd cmds[] = {
 	},
 	{
 		.name = "set",
-		.args = "DISK [--enable|--disable] [--timeout S] [--method M] | DISK timeout S | DISK method M",
-		.opts = OPT(OPT_ENABLE) | OPT(OPT_DISABLE) | OPT(OPT_TIMEOUT) | OPT(OPT_METHOD),
+		.args = "DISK [--enable|--disable] [--timeout S] [--method M] [--max-hold S]"
+			" | DISK timeout S | DISK method M | DISK max-hold S",
+		.opts = OPT(OPT_ENABLE) | OPT(OPT_DISABLE) | OPT(OPT_TIMEOUT) | OPT(OPT_METHOD) |
+			OPT(OPT_MAX_HOLD),
 		.min_args = 1, .max_args = 3,
 		.handler = cmd_set,
 		.help = "Change settings of a disk under protection, in one request: all or none.\n"
@@ -852,7 +897,11 @@ static const struct cmd cmds[] = {
 			"  --timeout S, timeout S  the length of a park that names none\n"
 			"  --method M, method M    auto: unload if the device can, else standby;\n"
 			"                          unload: unload the heads, keep spinning;\n"
-			"                          standby: spin down\n",
+			"                          standby: spin down\n"
+			"  --max-hold S, max-hold S\n"
+			"                          the longest a park lasts, however often it is\n"
+			"                          renewed (the kernel allows 1 to 120 s); then\n"
+			"                          parks are refused for a cool-down\n",
 	},
 	{
 		.name = "park", .args = "[DISK...] [--for S] [-j|--json] [-p|--pretty]",
@@ -873,7 +922,8 @@ static const struct cmd cmds[] = {
 		.min_args = 0, .max_args = -1,
 		.handler = cmd_unpark,
 		.help = "Unpark disks now: their held I/O runs.\n"
-			"Without DISK, every parked disk.\n",
+			"Without DISK, every parked disk. Ends every requester's hold of the\n"
+			"park, the guard's and hdapsd's included.\n",
 	},
 	{
 		.name = "monitor", .args = "[-j|--json] [-p|--pretty] [-t|--timestamp] [--count N]",
@@ -952,9 +1002,10 @@ static void print_usage(void)
 	}
 	fputs("\nOptions go anywhere after the command; -j and -p also before it, for\n"
 	      "the commands that print JSON. '--opt=value' and '--opt value' are the\n"
-	      "same. S is seconds, from 0.001 (the kernel allows up to 30), with up to\n"
-	      "3 decimals (5, 0.5, 2.25). Exit status: 0 success, 1 failure, 2 usage\n"
-	      "error. 'hdpctl COMMAND --help' tells more.\n", stdout);
+	      "same. S is seconds, from 0.001 (the kernel allows up to 30; for\n"
+	      "max-hold, 1 to 120), with up to 3 decimals (5, 0.5, 2.25). Exit\n"
+	      "status: 0 success, 1 failure, 2 usage error. 'hdpctl COMMAND --help'\n"
+	      "tells more.\n", stdout);
 }
 
 static int cmd_help(struct invocation *inv)

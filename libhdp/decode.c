@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,11 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HDP_EXPORT	__attribute__((visibility("default")))
 
-/* The library's enums carry the kernel's values unchanged. */
+/*
+ * The library's enums of states, methods, events and causes carry the
+ * kernel's values unchanged. Holders are translated (holder_of()):
+ * HDP_HOLDER_NONE comes first.
+ */
 #define SAME(a, b)	_Static_assert((int)(a) == (int)(b), #a " is " #b)
 SAME(HDP_DISK_IDLE, HDPROTECT_STATE_IDLE);
 SAME(HDP_DISK_PARKED, HDPROTECT_STATE_PARKED);
@@ -36,15 +41,17 @@ SAME(HDP_PARK_AUTO, HDPROTECT_METHOD_AUTO);
 SAME(HDP_PARK_UNLOAD, HDPROTECT_METHOD_UNLOAD);
 SAME(HDP_PARK_STANDBY, HDPROTECT_METHOD_STANDBY);
 SAME(HDP_EV_PARKED, HDPROTECT_EVENT_PARKED);
-SAME(HDP_EV_UNPARKED, HDPROTECT_EVENT_UNPARKED);
-SAME(HDP_EV_ADDED, HDPROTECT_EVENT_ADDED);
-SAME(HDP_EV_REMOVED, HDPROTECT_EVENT_REMOVED);
-SAME(HDP_EV_CHANGED, HDPROTECT_EVENT_CHANGED);
 SAME(HDP_CAUSE_REQUEST, HDPROTECT_REASON_REQUEST);
 SAME(HDP_CAUSE_TIMEOUT, HDPROTECT_REASON_TIMEOUT);
 SAME(HDP_CAUSE_UNLOAD_HEADS, HDPROTECT_REASON_UNLOAD_HEADS);
 SAME(HDP_CAUSE_DISABLE, HDPROTECT_REASON_DISABLE);
 SAME(HDP_CAUSE_REMOVAL, HDPROTECT_REASON_REMOVAL);
+SAME(HDP_CAUSE_ERROR, HDPROTECT_REASON_ERROR);
+SAME(HDP_CAUSE_CAP, HDPROTECT_REASON_CAP);
+SAME(HDP_EV_UNPARKED, HDPROTECT_EVENT_UNPARKED);
+SAME(HDP_EV_ADDED, HDPROTECT_EVENT_ADDED);
+SAME(HDP_EV_REMOVED, HDPROTECT_EVENT_REMOVED);
+SAME(HDP_EV_CHANGED, HDPROTECT_EVENT_CHANGED);
 
 static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_DISK]		= { .type = NLA_STRING },
@@ -72,6 +79,11 @@ static const struct nla_policy hdp_policy[HDPROTECT_A_MAX + 1] = {
 	[HDPROTECT_A_OUTCOME]		= { .type = NLA_NESTED },
 	[HDPROTECT_A_COOKIE]		= { .type = NLA_U64 },
 	[HDPROTECT_A_EVENT_NS]		= { .type = NLA_U64 },
+	[HDPROTECT_A_MAX_HOLD_MS]	= { .type = NLA_U32 },
+	[HDPROTECT_A_HOLDS]		= { .type = NLA_U32 },
+	[HDPROTECT_A_COOLDOWN_MS]	= { .type = NLA_U32 },
+	[HDPROTECT_A_HOLDER]		= { .type = NLA_U32 },
+	[HDPROTECT_A_HOLDER_PORTID]	= { .type = NLA_U32 },
 };
 
 static unsigned int get_u32(struct nlattr **tb, int type)
@@ -119,7 +131,43 @@ static int decode_disk_attrs(struct nlattr **tb, struct hdp_disk *d)
 	d->complete_ns = get_u64(tb, HDPROTECT_A_COMPLETE_NS);
 	d->deadline_ns = get_u64(tb, HDPROTECT_A_DEADLINE_NS);
 	d->cookie = get_u64(tb, HDPROTECT_A_COOKIE);
+	d->max_hold_ms = get_u32(tb, HDPROTECT_A_MAX_HOLD_MS);
+	d->holds = get_u32(tb, HDPROTECT_A_HOLDS);
+	d->cooldown_ms = get_u32(tb, HDPROTECT_A_COOLDOWN_MS);
 	return 0;
+}
+
+/*
+ * The kernel's reason as the library's cause: the same value. A reason
+ * this library does not know (a newer kernel's) is handed over as it
+ * came, a value past every cause named in hdp.h.
+ */
+static enum hdp_cause cause_of(unsigned int reason)
+{
+	return (enum hdp_cause)(reason > INT_MAX ? INT_MAX : reason);
+}
+
+/*
+ * The holder an event names; HDP_HOLDER_NONE if it names none. A holder
+ * this library does not know (a newer kernel's) is handed over one above
+ * its value, as the others are, so that it is no holder named in hdp.h.
+ */
+static enum hdp_holder holder_of(struct nlattr **tb)
+{
+	unsigned int holder;
+
+	if (!tb[HDPROTECT_A_HOLDER])
+		return HDP_HOLDER_NONE;
+	holder = nla_get_u32(tb[HDPROTECT_A_HOLDER]);
+	switch (holder) {
+	case HDPROTECT_HOLDER_CONFIGFS:
+		return HDP_HOLDER_CONFIGFS;
+	case HDPROTECT_HOLDER_UNLOAD_HEADS:
+		return HDP_HOLDER_UNLOAD_HEADS;
+	case HDPROTECT_HOLDER_NETLINK:
+		return HDP_HOLDER_NETLINK;
+	}
+	return (enum hdp_holder)(holder < INT_MAX ? holder + 1 : holder);
 }
 
 static int parse(const struct nlmsghdr *nlh, struct nlattr **tb)
@@ -158,9 +206,12 @@ int hdp_decode_event(const struct nlmsghdr *nlh, struct hdp_event_buf *eb)
 	if (decode_disk_attrs(tb, &eb->disk))
 		return -EBADMSG;
 	ev->type = (enum hdp_event_type)type;
-	ev->cause = (enum hdp_cause)get_u32(tb, HDPROTECT_A_REASON);
+	ev->cause = cause_of(get_u32(tb, HDPROTECT_A_REASON));
 	ev->result = eb->disk.last_result;
 	ev->time_ns = get_u64(tb, HDPROTECT_A_EVENT_NS);
+	ev->holder = holder_of(tb);
+	if (ev->holder == HDP_HOLDER_NETLINK)
+		ev->holder_portid = get_u32(tb, HDPROTECT_A_HOLDER_PORTID);
 	if (ev->type == HDP_EV_PARKED) {
 		ev->park_ms = get_u32(tb, HDPROTECT_A_PARK_MS);
 		ev->renewed = nla_get_flag(tb[HDPROTECT_A_RENEWED]);
@@ -364,6 +415,7 @@ const char *hdp_request_attr(const struct nlmsghdr *req, uint32_t off)
 		[HDPROTECT_A_ENABLED] = "enabled",
 		[HDPROTECT_A_TIMEOUT_MS] = "timeout_ms",
 		[HDPROTECT_A_METHOD] = "method",
+		[HDPROTECT_A_MAX_HOLD_MS] = "max_hold_ms",
 	};
 	const struct nlattr *a;
 
@@ -400,7 +452,15 @@ static const char *const event_names[] = {
 	[HDP_EV_CHANGED] = "changed",
 };
 static const char *const cause_names[] = {
-	"request", "timeout", "unload_heads", "disable", "removal", "error",
+	[HDP_CAUSE_REQUEST] = "request", [HDP_CAUSE_TIMEOUT] = "timeout",
+	[HDP_CAUSE_UNLOAD_HEADS] = "unload_heads",
+	[HDP_CAUSE_DISABLE] = "disable", [HDP_CAUSE_REMOVAL] = "removal",
+	[HDP_CAUSE_ERROR] = "error", [HDP_CAUSE_CAP] = "cap",
+};
+static const char *const holder_names[] = {
+	[HDP_HOLDER_NONE] = "none", [HDP_HOLDER_CONFIGFS] = "configfs",
+	[HDP_HOLDER_UNLOAD_HEADS] = "unload_heads",
+	[HDP_HOLDER_NETLINK] = "netlink",
 };
 
 #define NAME_OF(table, v) \
@@ -430,6 +490,11 @@ HDP_EXPORT const char *hdp_event_name(enum hdp_event_type type)
 HDP_EXPORT const char *hdp_cause_name(enum hdp_cause cause)
 {
 	return NAME_OF(cause_names, cause);
+}
+
+HDP_EXPORT const char *hdp_holder_name(enum hdp_holder holder)
+{
+	return NAME_OF(holder_names, holder);
 }
 
 HDP_EXPORT int hdp_method_from_name(const char *name,
@@ -469,6 +534,8 @@ static const struct {
 	{ EIO, "the device did not confirm: check the disk and the kernel log (dmesg)" },
 	{ EINPROGRESS, "the device has not answered the park yet; its I/O is held" },
 	{ ENAMETOOLONG, "the disk's name is too long (31 characters at most)" },
+	{ EBUSY, "busy: the disk was held parked for its longest continuous hold (its max hold), and parks of it are refused for a few seconds while its held I/O runs: try again then" },
+	{ EUSERS, "too many requesters hold the disk's park already: wait until one of their parks ends, or unpark the disk" },
 };
 
 HDP_EXPORT const char *hdp_strerror(int err)

@@ -71,6 +71,13 @@ bool hdp_event_answers(struct hdp_outcome *o, size_t n,
 int hdp_monitor_open_raw(struct hdp_ctx *ctx, int family, bool any_sender);
 
 /*
+ * For the unit tests: send @ctx's requests to the port @port, as messages
+ * of type @family, rather than to the kernel; the context's request
+ * socket is made if need be. Return: 0, or a negative errno.
+ */
+int hdp_requests_raw(struct hdp_ctx *ctx, int family, uint32_t port);
+
+/*
  * A monitor's event numbering: @seq arrived, *@next was expected (if
  * *@have). Return: how many events were lost before @seq (0 if none),
  * with the first lost in *@first; *@next and *@have move on. A number
@@ -96,8 +103,9 @@ void hdp_extack_message(const struct nlmsghdr *nlh, size_t off, char *buf,
 int hdp_request_disk(const struct nlmsghdr *req, uint32_t off, char *name);
 
 /*
- * The name of a setting attribute (enabled, timeout_ms, method) at offset
- * @off of the request @req (an extended ACK's attr_off), or NULL.
+ * The name of a setting attribute (enabled, timeout_ms, method,
+ * max_hold_ms) at offset @off of the request @req (an extended ACK's
+ * attr_off), or NULL.
  */
 const char *hdp_request_attr(const struct nlmsghdr *req, uint32_t off);
 

@@ -9,7 +9,11 @@
  *
  * Everything goes through a context, struct hdp_ctx, made by hdp_new().
  * The library keeps no global state and prints nothing. A context is not
- * to be used by two threads at once; make one per thread. Every function
+ * to be used by two threads at once; make one per thread. A context is
+ * one requester of parks: its parks are its own hold of each disk, which
+ * hdp_unpark() ends without cutting short another requester's (another
+ * context, process, configfs, libata's unload_heads); hdp_unpark_all(),
+ * the administrator's unpark, ends every hold. Every function
  * that can fail returns 0 (or a count) on success and a negative errno on
  * failure; hdp_strerror() says what it means and what to do. After a
  * failed request, hdp_kernel_message() gives the kernel's own words, if
@@ -21,6 +25,12 @@
  * kernel checks the values (lengths, methods); when it refuses one,
  * hdp_kernel_message() names the setting and what the kernel allows
  * ("timeout_ms: integer out of range (1 to 30000)").
+ *
+ * However often a park is renewed, and by however many requesters, the
+ * kernel ends it once it has lasted the disk's max hold (max_hold_ms of
+ * struct hdp_disk; the event's cause is HDP_CAUSE_CAP), and then refuses
+ * parks of the disk with -EBUSY for a cool-down of a few seconds, in
+ * which its held I/O runs.
  *
  * Times are CLOCK_MONOTONIC nanoseconds, as clock_gettime() gives them.
  *
@@ -69,7 +79,7 @@ enum hdp_event_type {
 	HDP_EV_UNPARKED,	/* unparked: held I/O released */
 	HDP_EV_ADDED,		/* the disk was added (configfs item made) */
 	HDP_EV_REMOVED,		/* the disk was removed, or went away */
-	HDP_EV_CHANGED,		/* enable, timeout or method changed */
+	HDP_EV_CHANGED,		/* a setting changed, or a hold ended */
 	HDP_EV_LOSS = 100,	/* events were lost: list the disks again */
 	HDP_EV_KERNEL_GONE,	/* hdprotect went away (module unloaded), or
 				 * was not there when the monitor opened: no
@@ -85,7 +95,18 @@ enum hdp_cause {
 	HDP_CAUSE_UNLOAD_HEADS,	/* libata's unload_heads attribute */
 	HDP_CAUSE_DISABLE,	/* protection disabled while parked */
 	HDP_CAUSE_REMOVAL,	/* the disk or its driver went away */
-	HDP_CAUSE_ERROR,	/* reserved: the kernel never sends it */
+	HDP_CAUSE_ERROR,	/* the driver parked the disk again on its
+				 * own: error handling sent the parked
+				 * device other commands (HDP_EV_PARKED) */
+	HDP_CAUSE_CAP,		/* the park lasted the disk's max hold */
+};
+
+/** enum hdp_holder - who holds a park: a requester of parks */
+enum hdp_holder {
+	HDP_HOLDER_NONE,	/* the event names none */
+	HDP_HOLDER_CONFIGFS,	/* the disk's configfs item (park file) */
+	HDP_HOLDER_UNLOAD_HEADS, /* libata's unload_heads attribute */
+	HDP_HOLDER_NETLINK,	/* a netlink socket: a context, a program */
 };
 
 /**
@@ -111,6 +132,12 @@ enum hdp_cause {
  * @deadline_ns: end of the park, 0 if not parked
  * @cookie: the cookie of the current or last park (see hdp_park_disks()),
  *	0 before the first
+ * @max_hold_ms: the longest a park of the disk lasts, however it is
+ *	renewed (the kernel's default is 30000)
+ * @holds: how many requesters hold the park (configfs, unload_heads, each
+ *	netlink socket), 0 if not parked
+ * @cooldown_ms: time left of the cool-down after a park that lasted
+ *	@max_hold_ms, in which parks are refused (-EBUSY); 0 if none
  *
  * Made by hdp_status() and hdp_list(), and for each event (valid during
  * the callback only); a later version may add members at the end.
@@ -133,12 +160,16 @@ struct hdp_disk {
 	uint64_t complete_ns;
 	uint64_t deadline_ns;
 	uint64_t cookie;
+	unsigned int max_hold_ms;
+	unsigned int holds;
+	unsigned int cooldown_ms;
 };
 
 /**
  * struct hdp_monitor_event - a change of a disk, or a loss
  * @type: what happened
- * @cause: why (not for HDP_EV_LOSS)
+ * @cause: why (not for HDP_EV_LOSS); a cause this library does not know
+ *	(a newer kernel's) has a value above the last one named here
  * @seq: the kernel's sequence number of the event; for HDP_EV_LOSS, the
  *	number of the first event known lost, or 0 if unknown (the socket
  *	overran)
@@ -155,6 +186,13 @@ struct hdp_disk {
  *	HDP_EV_PARKED, its cookie is that of the park the event tells of
  * @time_ns: when the change happened (for HDP_EV_LOSS and the
  *	HDP_EV_KERNEL_ events, 0)
+ * @holder: for HDP_EV_PARKED, the requester that asked for the park or
+ *	renewed it; for HDP_EV_CHANGED, the requester whose hold ended while
+ *	others still hold the disk (@disk->holds counts them);
+ *	HDP_HOLDER_NONE if the event names none (a holder this
+ *	library does not know has a value above the last one named here)
+ * @holder_portid: for HDP_HOLDER_NETLINK, the socket's port id (a
+ *	context's requests go through one socket); else 0
  *
  * Made by the library for a callback, and valid during the call only; a
  * later version may add members at the end.
@@ -169,6 +207,8 @@ struct hdp_monitor_event {
 	bool renewed;
 	const struct hdp_disk *disk;
 	uint64_t time_ns;
+	enum hdp_holder holder;
+	unsigned int holder_portid;
 };
 
 /**
@@ -258,7 +298,8 @@ int hdp_remove(struct hdp_ctx *ctx, const char *disk);
  * hdp_set_enabled() - enable or disable protection of a disk
  * @ctx: the context
  * @disk: the disk
- * @enabled: true to allow parks; false unparks a parked disk
+ * @enabled: true to allow parks; false unparks a parked disk (but for a
+ *	park held through libata's unload_heads, which needs no enable)
  *
  * Return: 0; -ENOENT if the disk is not under protection; -ENODEV if it
  * is gone; -EPERM without CAP_SYS_ADMIN; -EPROTONOSUPPORT if the kernel
@@ -278,6 +319,20 @@ int hdp_set_enabled(struct hdp_ctx *ctx, const char *disk, bool enabled);
 int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
 
 /**
+ * hdp_set_max_hold() - set the longest a park of a disk lasts
+ * @ctx: the context
+ * @disk: the disk
+ * @ms: the kernel's range (1000 to 120000 today)
+ *
+ * However its holds are renewed, a park ends @ms after it began, and
+ * parks of the disk are then refused for a cool-down (see
+ * hdp_park_disks()).
+ * Return: 0; -ERANGE if the kernel finds @ms out of range; as
+ * hdp_set_enabled().
+ */
+int hdp_set_max_hold(struct hdp_ctx *ctx, const char *disk, unsigned int ms);
+
+/**
  * hdp_set_method() - choose how a disk parks
  * @ctx: the context
  * @disk: the disk
@@ -294,6 +349,7 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
 #define HDP_SET_ENABLED		(1u << 0)
 #define HDP_SET_TIMEOUT		(1u << 1)
 #define HDP_SET_METHOD		(1u << 2)
+#define HDP_SET_MAX_HOLD	(1u << 3)
 
 /**
  * struct hdp_settings - settings of a disk, for hdp_set()
@@ -303,10 +359,12 @@ int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
  *	the end (which must then be 0 for a library that does not know
  *	them), as statx() and clone3() do
  * @set: the members to apply, HDP_SET_ENABLED, HDP_SET_TIMEOUT,
- *	HDP_SET_METHOD
+ *	HDP_SET_METHOD, HDP_SET_MAX_HOLD
  * @enabled: allow parks; false unparks a parked disk
  * @timeout_ms: the length of a park that names none
  * @method: how the disk parks
+ * @max_hold_ms: the longest a park lasts (HDP_SET_MAX_HOLD needs a
+ *	@size that holds it)
  */
 struct hdp_settings {
 	size_t size;
@@ -314,6 +372,7 @@ struct hdp_settings {
 	bool enabled;
 	unsigned int timeout_ms;
 	enum hdp_park_method method;
+	unsigned int max_hold_ms;
 };
 
 /**
@@ -323,13 +382,13 @@ struct hdp_settings {
  * @settings: the settings, with @settings->size set
  *
  * The kernel checks every value before it changes any, and applies the
- * method first (the one value a device can refuse), then the timeout,
- * then enabled: a failed request changes nothing, and a disk enabled by
- * it parks with the method and timeout asked for.
+ * method first (the one value a device can refuse), then the other
+ * settings, then enabled: a failed request changes nothing, and a disk
+ * enabled by it parks with the method and timeout asked for.
  * Return: 0; -EINVAL if @settings names nothing, or a member unknown
- * (@set bits, @size too small); -E2BIG if members this library does not
- * know are not 0; as hdp_set_enabled(), hdp_set_timeout() and
- * hdp_set_method().
+ * (@set bits, @size too small, for the member a bit names too); -E2BIG if
+ * members this library does not know are not 0; as hdp_set_enabled(),
+ * hdp_set_timeout(), hdp_set_method() and hdp_set_max_hold().
  */
 int hdp_set(struct hdp_ctx *ctx, const char *disk,
 	    const struct hdp_settings *settings);
@@ -340,13 +399,17 @@ int hdp_set(struct hdp_ctx *ctx, const char *disk,
  * @disks: the disks, or NULL for every enabled disk
  * @ndisks: how many; 0 for every enabled disk
  * @ms: the park's length, from 1 to the kernel's limit, or 0 for each disk's
- *	own timeout; a parked disk's deadline moves to now plus the length
+ *	own timeout; a disk this context holds parked already has its hold
+ *	renewed: its deadline moves to now plus the length
  * @outcomes: if not NULL, where to store a list of one outcome per disk
  *	parked (an array of pointers, NULL after the last), to be given
  *	back to hdp_outcomes_free(); NULL on failure
  * @n: if not NULL, where to store how many outcomes it holds
  *
  * One request parks all the disks in parallel, not one after the other.
+ * The context holds each park (see the top of this file): the disk stays
+ * parked while this or another requester holds it, until the latest of
+ * their deadlines, or until the park has lasted the disk's max hold.
  * The kernel answers as soon as every disk's I/O is held and its park
  * started, with a cookie that names the request; each device's answer
  * comes later as an HDP_EV_PARKED event with that cookie. The call
@@ -367,7 +430,9 @@ int hdp_set(struct hdp_ctx *ctx, const char *disk,
  * Return: 0 (a park the device did not confirm still succeeds: see each
  * outcome's result); -EINVAL if @disks names a disk twice; -EPERM if a
  * disk is not enabled or without CAP_SYS_ADMIN; -ENODEV if a disk is
- * gone or (no disk named) no disk is enabled; -ENOENT, -ERANGE,
+ * gone or (no disk named) no disk is enabled; -EBUSY if a disk is in the
+ * cool-down after a park that lasted its max hold; -EUSERS if too many
+ * requesters hold a disk's park already; -ENOENT, -ERANGE,
  * -EPROTONOSUPPORT as above. When the request fails, no disk parks.
  */
 int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,
@@ -408,17 +473,33 @@ void hdp_outcomes_free(struct hdp_outcome **outcomes);
 int hdp_set_park_wait(struct hdp_ctx *ctx, unsigned int ms);
 
 /**
- * hdp_unpark() - unpark one disk, or every parked disk
- * @ctx: the context
- * @disk: the disk, or NULL for all
+ * hdp_unpark() - end this context's hold of one disk's park, or of all
+ * @ctx: the context: the requester whose hold ends
+ * @disk: the disk, or NULL for every parked disk
  *
- * Unparking a disk that is not parked succeeds. The call does not wait
- * for the devices: the park ends at once (an HDP_EV_UNPARKED event), and
- * the disk's held I/O flows once its device unparked, or after one
- * second if the device does not answer.
+ * A context is one requester: the call ends the parks it holds, and
+ * only those. A disk no other requester holds is unparked at once (an
+ * HDP_EV_UNPARKED event); one that another requester holds stays parked
+ * until that hold ends (an HDP_EV_CHANGED event names the hold that
+ * ended). Unparking a disk that is not parked, or that this context does
+ * not hold, succeeds. The call does not wait for the devices: the disk's
+ * held I/O flows once its device unparked, or after one second if the
+ * device does not answer.
  * Return: 0, or as hdp_set_enabled().
  */
 int hdp_unpark(struct hdp_ctx *ctx, const char *disk);
+
+/**
+ * hdp_unpark_all() - the administrator's unpark: end every hold now
+ * @ctx: the context
+ * @disk: the disk, or NULL for every parked disk
+ *
+ * As hdp_unpark(), but the park ends whoever holds it: every requester's
+ * hold ends (other programs', configfs', libata's unload_heads'), and
+ * the disk is unparked at once.
+ * Return: 0, or as hdp_set_enabled().
+ */
+int hdp_unpark_all(struct hdp_ctx *ctx, const char *disk);
 
 /**
  * hdp_status() - the state of one disk
@@ -584,6 +665,7 @@ const char *hdp_state_name(enum hdp_disk_state state);
 const char *hdp_method_name(enum hdp_park_method method);
 const char *hdp_event_name(enum hdp_event_type type);
 const char *hdp_cause_name(enum hdp_cause cause);
+const char *hdp_holder_name(enum hdp_holder holder);
 
 /**
  * hdp_method_from_name() - the method named "auto", "unload" or "standby"

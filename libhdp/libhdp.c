@@ -169,25 +169,50 @@ static void forget_message(struct hdp_ctx *ctx)
 }
 
 /*
+ * The request socket, made once: the context's parks are held by its
+ * port id, so that hdp_unpark() ends them and no one else's.
+ */
+static int request_socket(struct hdp_ctx *ctx)
+{
+	int err;
+
+	if (ctx->sk)
+		return 0;
+	err = open_socket(&ctx->sk);
+	if (err)
+		return err;
+	/* Each request says whether it wants an ACK (new_request()). */
+	nl_socket_disable_auto_ack(ctx->sk);
+	return 0;
+}
+
+/*
  * The request socket, and the family's id; -EPROTONOSUPPORT if there is
  * no family (the socket stays, for the next try). Every public call
  * forgets the last kernel message first (forget_message()).
  */
 static int connect_ctx(struct hdp_ctx *ctx)
 {
-	int err;
+	int err = request_socket(ctx);
 
-	if (!ctx->sk) {
-		err = open_socket(&ctx->sk);
-		if (err)
-			return err;
-		/* Each request says whether it wants an ACK (new_request()). */
-		nl_socket_disable_auto_ack(ctx->sk);
-	}
+	if (err)
+		return err;
 	if (ctx->family)
 		return 0;
 	err = refamily(ctx);
 	return err < 0 ? err : 0;
+}
+
+int hdp_requests_raw(struct hdp_ctx *ctx, int family, uint32_t port)
+{
+	int err = request_socket(ctx);
+
+	if (err)
+		return err;
+	nl_socket_set_peer_port(ctx->sk, port);
+	ctx->family = family;
+	ctx->group = 0;
+	return 0;
 }
 
 static int events_group(struct nlattr *groups);
@@ -504,11 +529,16 @@ static int prepare(struct hdp_ctx *ctx, int cmd, int flags, const char *disk,
 /* The first version of struct hdp_settings ends after its method. */
 #define HDP_SETTINGS_SIZE_1	(offsetof(struct hdp_settings, method) + \
 				 sizeof(enum hdp_park_method))
-#define HDP_SET_ALL		(HDP_SET_ENABLED | HDP_SET_TIMEOUT | HDP_SET_METHOD)
+/* The second adds max_hold_ms. */
+#define HDP_SETTINGS_SIZE_2	(offsetof(struct hdp_settings, max_hold_ms) + \
+				 sizeof(unsigned int))
+#define HDP_SET_ALL		(HDP_SET_ENABLED | HDP_SET_TIMEOUT | HDP_SET_METHOD | \
+				 HDP_SET_MAX_HOLD)
 
 /*
  * The caller's settings as this library knows them: members past the
- * caller's size are 0 (unset), members past the library's must be 0.
+ * caller's size are 0 (unset), members past the library's must be 0, and
+ * a bit may name only a member within the caller's size.
  */
 static int copy_settings(struct hdp_settings *c, const struct hdp_settings *s)
 {
@@ -524,6 +554,8 @@ static int copy_settings(struct hdp_settings *c, const struct hdp_settings *s)
 		if (tail[i])
 			return -E2BIG;
 	if (!c->set || (c->set & ~HDP_SET_ALL))
+		return -EINVAL;
+	if ((c->set & HDP_SET_MAX_HOLD) && s->size < HDP_SETTINGS_SIZE_2)
 		return -EINVAL;
 	return 0;
 }
@@ -549,7 +581,9 @@ HDP_EXPORT int hdp_set(struct hdp_ctx *ctx, const char *disk,
 	    ((c.set & HDP_SET_TIMEOUT) &&
 	     nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, c.timeout_ms) < 0) ||
 	    ((c.set & HDP_SET_METHOD) &&
-	     nla_put_u32(msg, HDPROTECT_A_METHOD, (unsigned int)c.method) < 0)) {
+	     nla_put_u32(msg, HDPROTECT_A_METHOD, (unsigned int)c.method) < 0) ||
+	    ((c.set & HDP_SET_MAX_HOLD) &&
+	     nla_put_u32(msg, HDPROTECT_A_MAX_HOLD_MS, c.max_hold_ms) < 0)) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -577,6 +611,13 @@ HDP_EXPORT int hdp_set_timeout(struct hdp_ctx *ctx, const char *disk,
 {
 	return set_one(ctx, disk, (struct hdp_settings){
 		.set = HDP_SET_TIMEOUT, .timeout_ms = ms });
+}
+
+HDP_EXPORT int hdp_set_max_hold(struct hdp_ctx *ctx, const char *disk,
+				unsigned int ms)
+{
+	return set_one(ctx, disk, (struct hdp_settings){
+		.set = HDP_SET_MAX_HOLD, .max_hold_ms = ms });
 }
 
 HDP_EXPORT int hdp_set_method(struct hdp_ctx *ctx, const char *disk,
@@ -863,7 +904,11 @@ HDP_EXPORT int hdp_set_park_wait(struct hdp_ctx *ctx, unsigned int ms)
 	return 0;
 }
 
-HDP_EXPORT int hdp_unpark(struct hdp_ctx *ctx, const char *disk)
+/*
+ * UNPARK from the request socket: the kernel ends this socket's holds,
+ * or with HDPROTECT_A_ALL (@all) every hold.
+ */
+static int unpark(struct hdp_ctx *ctx, const char *disk, bool all)
 {
 	struct nl_msg *msg;
 	int err;
@@ -871,7 +916,21 @@ HDP_EXPORT int hdp_unpark(struct hdp_ctx *ctx, const char *disk)
 	err = prepare(ctx, HDPROTECT_CMD_UNPARK, 0, disk, &msg);
 	if (err)
 		return err;
+	if (all && nla_put_flag(msg, HDPROTECT_A_ALL) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
 	return transact(ctx, msg, NULL, NULL, NULL);
+}
+
+HDP_EXPORT int hdp_unpark(struct hdp_ctx *ctx, const char *disk)
+{
+	return unpark(ctx, disk, false);
+}
+
+HDP_EXPORT int hdp_unpark_all(struct hdp_ctx *ctx, const char *disk)
+{
+	return unpark(ctx, disk, true);
 }
 
 static int status_reply(const struct nlmsghdr *nlh, void *arg)

@@ -9,6 +9,7 @@ modprobe null_blk nr_devices=0 2>/dev/null
 mkdir -p /config/nullb/nbp
 echo 2 >/config/nullb/nbp/queue_mode
 echo 1 >/config/nullb/nbp/protect
+echo 1 >/config/nullb/nbp/rotational
 echo 1 >/config/nullb/nbp/power
 for d in $(readlink /dev/hdp/ahci0) $(readlink /dev/hdp/ahci1) $(readlink /dev/hdp/piix0) nbp; do
 	hdpctl add "${d##*/}" --enable 2>/dev/null || hdpctl enable "${d##*/}"

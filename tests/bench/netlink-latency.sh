@@ -22,7 +22,8 @@ modprobe hdprotect 2>/dev/null
 modprobe null_blk nr_devices=0 2>/dev/null
 nb=/config/nullb/nbl
 mkdir $nb && echo 2 >$nb/queue_mode && echo 1 >$nb/memory_backed &&
-	echo 64 >$nb/size && echo 1 >$nb/protect && echo 1 >$nb/power
+	echo 64 >$nb/size && echo 1 >$nb/protect && echo 1 >$nb/rotational &&
+	echo 1 >$nb/power
 H=/config/hdprotect/nbl
 mkdir $H && echo 1 >$H/enable
 
@@ -90,7 +91,7 @@ parks() { # NAME DISK|""
 	: >/tmp/spread
 	while [ $i -lt "$N" ]; do
 		hdp-nl park $2 timeout=2000 wait | spread >>/tmp/spread
-		hdp-nl unpark >/dev/null
+		hdp-nl unpark all >/dev/null
 		i=$((i + 1))
 	done
 	pct "$1" </tmp/spread

@@ -11,15 +11,20 @@
  *                                  FILE.go; an NLM_F_DUMP_INTR reply
  *                                  prints "dump-interrupted" before "ok"
  *   hdp-nl set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]
- *   hdp-nl park [DISK...] [timeout=MS] [each] [wait]
+ *                  [max_hold=MS]
+ *   hdp-nl park [DISK...] [timeout=MS] [each] [wait] [unpark]
  *                                  one PARK naming every DISK (each: one
  *                                  PARK per DISK in turn); wait: join the
  *                                  events group first and, after the
  *                                  reply, print the PARKED event that
  *                                  answers each outcome still in progress
  *                                  ("answer " first; "answers-missing N"
- *                                  if some did not come within 10 s)
- *   hdp-nl unpark [DISK]
+ *                                  if some did not come within 10 s);
+ *                                  unpark: then an UNPARK of every disk
+ *                                  on the same socket, which ends only
+ *                                  that socket's holds
+ *   hdp-nl unpark [DISK] [all]     all: every hold (HDPROTECT_A_ALL), not
+ *                                  only this socket's
  *   hdp-nl raw CMD [FLAGS] SPEC...  hand-made message; CMD is a number or
  *                                  get, set, park, unpark, event; TYPE a
  *                                  number or an attribute's printed name
@@ -86,9 +91,9 @@
 
 static const char usage_text[] =
 	"usage: hdp-nl [--as-uid=UID] COMMAND ...\n"
-	"  get [DISK] | dump [DISK] [pause=FILE] | unpark [DISK]\n"
-	"  park [DISK...] [timeout=MS] [each] [wait]\n"
-	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N]\n"
+	"  get [DISK] | dump [DISK] [pause=FILE] | unpark [DISK] [all]\n"
+	"  park [DISK...] [timeout=MS] [each] [wait] [unpark]\n"
+	"  set DISK [enabled=N] [timeout=MS] [method=auto|unload|standby|N] [max_hold=MS]\n"
 	"  raw CMD [FLAGS] SPEC...   CMD: N|get|set|park|unpark|event; TYPE: N or a key (disk...)\n"
 	"                            SPEC: s:TYPE:TEXT n:TYPE:TEXT z:TYPE:A|B u8:TYPE:V u16:TYPE:V\n"
 	"                            u32:TYPE:V u64:TYPE:V flag:TYPE rep:TYPE:N:C\n"
@@ -166,7 +171,10 @@ static const char *const event_names[] = {
 	NULL, "parked", "unparked", "added", "removed", "changed",
 };
 static const char *const reason_names[] = {
-	"request", "timeout", "unload_heads", "disable", "removal", "error",
+	"request", "timeout", "unload_heads", "disable", "removal", "error", "cap",
+};
+static const char *const holder_names[] = {
+	"configfs", "unload_heads", "netlink",
 };
 
 /* How an attribute is parsed, printed and fuzzed. */
@@ -205,6 +213,12 @@ static const struct field {
 	{ HDPROTECT_A_OUTCOME, "outcome", K_NEST, NULL, 0 },
 	{ HDPROTECT_A_COOKIE, "cookie", K_U64, NULL, 0 },
 	{ HDPROTECT_A_EVENT_NS, "event_ns", K_U64, NULL, 0 },
+	{ HDPROTECT_A_MAX_HOLD_MS, "max_hold_ms", K_U32, NULL, 0 },
+	{ HDPROTECT_A_HOLDS, "holds", K_U32, NULL, 0 },
+	{ HDPROTECT_A_COOLDOWN_MS, "cooldown_ms", K_U32, NULL, 0 },
+	{ HDPROTECT_A_HOLDER, "holder", K_ENUM, NAMES(holder_names) },
+	{ HDPROTECT_A_HOLDER_PORTID, "holder_portid", K_U32, NULL, 0 },
+	{ HDPROTECT_A_ALL, "all", K_FLAG, NULL, 0 },
 };
 #define NFIELDS		ARRAY_SIZE(fields)
 
@@ -216,7 +230,7 @@ static const struct {
 	{ EACCES, "EACCES" }, { ENODEV, "ENODEV" }, { ENOENT, "ENOENT" },
 	{ EOPNOTSUPP, "EOPNOTSUPP" }, { EBUSY, "EBUSY" }, { EIO, "EIO" },
 	{ EEXIST, "EEXIST" }, { ENOMEM, "ENOMEM" }, { ENOBUFS, "ENOBUFS" },
-	{ EMSGSIZE, "EMSGSIZE" },
+	{ EMSGSIZE, "EMSGSIZE" }, { EUSERS, "EUSERS" },
 };
 
 /* Print the usage on standard error; returns the exit code 2. */
@@ -793,10 +807,31 @@ static int cmd_dump(int argc, char **argv)
 	return code;
 }
 
-/* unpark [DISK] */
+/* unpark [DISK] [all] */
 static int cmd_unpark(int argc, char **argv)
 {
-	return cmd_simple(argc, argv, HDPROTECT_CMD_UNPARK, 0);
+	struct nl_msg *msg;
+	const char *disk = NULL;
+	int i, all = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "all") && !all)
+			all = 1;
+		else if (!disk)
+			disk = argv[i];
+		else
+			return usage();
+	}
+	msg = new_msg(4096 + (disk ? strlen(disk) : 0), 0, HDPROTECT_CMD_UNPARK,
+		      HDPROTECT_GENL_VERSION);
+	if (!msg)
+		return 1;
+	if ((disk && nla_put_string(msg, HDPROTECT_A_DISK, disk) < 0) ||
+	    (all && nla_put_flag(msg, HDPROTECT_A_ALL) < 0)) {
+		nlmsg_free(msg);
+		return usage();
+	}
+	return run_request(msg, -1);
 }
 
 /* The number of method V, a name or a number; -1 if neither. */
@@ -829,6 +864,8 @@ static int cmd_set(int argc, char **argv)
 			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, n);
 		} else if ((v = opt(argv[i], "method"))) {
 			err = parse_method(v, &n) ?: nla_put_u32(msg, HDPROTECT_A_METHOD, n);
+		} else if ((v = opt(argv[i], "max_hold"))) {
+			err = opt_num(v, 32, 0, &n) ?: nla_put_u32(msg, HDPROTECT_A_MAX_HOLD_MS, n);
 		} else {
 			err = -1;
 		}
@@ -939,7 +976,7 @@ out:
  */
 static int cmd_park(int argc, char **argv)
 {
-	int i, n = 0, timeout = 0, each = 0, wait = 0;
+	int i, n = 0, timeout = 0, each = 0, wait = 0, unpark = 0;
 	struct nl_msg **msgs;
 	const char *v;
 	uint64_t ms = 0;
@@ -952,15 +989,18 @@ static int cmd_park(int argc, char **argv)
 		}
 		each |= !strcmp(argv[i], "each");
 		wait |= !strcmp(argv[i], "wait");
+		unpark |= !strcmp(argv[i], "unpark");
 	}
 	if (each && wait)
 		return usage();
-	msgs = calloc(argc, sizeof(*msgs));
+	if (wait && unpark)
+		return usage();
+	msgs = calloc(argc + 1, sizeof(*msgs));
 	if (!msgs)
 		return 1;
 	for (i = 1; i < argc; i++) {
 		if (opt(argv[i], "timeout") || !strcmp(argv[i], "each") ||
-		    !strcmp(argv[i], "wait"))
+		    !strcmp(argv[i], "wait") || !strcmp(argv[i], "unpark"))
 			continue;
 		if (!each && n) {
 			if (nla_put_string(msgs[0], HDPROTECT_A_DISK, argv[i]) < 0)
@@ -973,6 +1013,12 @@ static int cmd_park(int argc, char **argv)
 	}
 	if (!n) {
 		msgs[0] = park_msg(NULL, timeout, ms);
+		if (!msgs[n++])
+			goto fail;
+	}
+	/* unpark: then an UNPARK of every disk, from the same socket. */
+	if (unpark) {
+		msgs[n] = new_msg(4096, 0, HDPROTECT_CMD_UNPARK, HDPROTECT_GENL_VERSION);
 		if (!msgs[n++])
 			goto fail;
 	}
@@ -1280,6 +1326,8 @@ static int listen_run(struct listen *l)
 
 	if (hdp_open(&h, 1) < 0)
 		return 1;
+	/* A line per event, out at once: a test may stop the listener. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	l->family = h.family;
 	nl_socket_disable_seq_check(h.sk);
 	/* A stalled listener gets the smallest buffer the kernel allows. */
@@ -1787,7 +1835,8 @@ static int rnd_value(struct fuzz *f, enum kind kind, unsigned char *buf)
  */
 static int fuzz_attr(struct nl_msg *msg, struct fuzz *f, int cmd, int depth)
 {
-	int type = below(f, 5) ? 1 + below(f, 24) : below(f, 31);
+	int type = below(f, 5) ? 1 + below(f, HDPROTECT_A_MAX) :
+		   below(f, HDPROTECT_A_MAX + 7);
 	int pick = below(f, 100), len, n;
 	enum kind kind = attr_kind(type);
 	unsigned char buf[320];

@@ -27,7 +27,7 @@ static const struct {
 	{ EACCES, "EACCES" }, { ENODEV, "ENODEV" }, { ENOENT, "ENOENT" },
 	{ EOPNOTSUPP, "EOPNOTSUPP" }, { EBUSY, "EBUSY" }, { EIO, "EIO" },
 	{ EEXIST, "EEXIST" }, { ENOTEMPTY, "ENOTEMPTY" }, { EFAULT, "EFAULT" },
-	{ ENOMEM, "ENOMEM" },
+	{ ENOMEM, "ENOMEM" }, { EUSERS, "EUSERS" },
 };
 
 static int outcome(int ret)

@@ -18,8 +18,9 @@ M=/hdp/motion
 L=/tmp/guard.log
 FALLS="drop-10cm drop-10cm-tumbling drop-30cm drop-30cm-tumbling drop-76cm drop-76cm-tumbling sofa tip"
 CALM="knock lift putdown typing walking car"
-# The ATA disks' names, sorted: what "disks = auto" protects.
-PROTECTED=$(for n in ahci0 ahci1 piix0; do disk $n; done | sort | tr '\n' ' ')
+# The rotating ATA disks' names, sorted: what "disks = auto" protects
+# (not ahci2, a solid-state disk, which the kernel offers nothing).
+PROTECTED=$(for n in ahci0 ahci1 ahci3 piix0; do disk $n; done | sort | tr '\n' ' ')
 PROTECTED=${PROTECTED% }
 
 # words: the words of standard input, sorted, on one line.

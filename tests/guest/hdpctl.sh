@@ -63,7 +63,7 @@ has add-again-names-disk-and-conflicts /tmp/e "nbc: already under protection, wi
 expect_eq add-again-changes-nothing "$(cat $H/enable) $(cat $H/timeout) $(cat $H/method)" "1 7 auto"
 
 run status-one 0 hdpctl status nbc
-has status-one-line /tmp/o "nbc: idle, enabled, timeout 7000 ms, method auto (unload standby), parks 0, failures 0"
+has status-one-line /tmp/o "nbc: idle, enabled, timeout 7000 ms, max hold 30000 ms, method auto (unload standby), parks 0, failures 0"
 run status-json 0 hdpctl status --json
 expect_eq status-json-one-line-per-disk "$(wc -l </tmp/o)" 1
 expect_eq status-json-fields "$(json /tmp/o nbc state) $(json /tmp/o nbc enabled) $(json /tmp/o nbc timeout_ms) $(json /tmp/o nbc method) $(json /tmp/o nbc devt)" \

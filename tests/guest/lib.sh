@@ -58,8 +58,10 @@ by_mode() {
 	if [ -n "${HDP_SOAK:-}" ]; then echo "$2"; else echo "$1"; fi
 }
 
-# nullb_make NAME PROTECT: a 64 MiB memory-backed null_blk disk NAME made
-# through null_blk's configfs, with protection operations if PROTECT is 1.
+# nullb_make NAME PROTECT [ROTATIONAL]: a 64 MiB memory-backed null_blk
+# disk NAME made through null_blk's configfs, with protection operations
+# if PROTECT is 1; rotational (a disk with heads, the only kind offered
+# protection) unless ROTATIONAL is 0.
 nullb_make() {
 	modprobe null_blk nr_devices=0 || return 1
 	_nb=/config/nullb/$1
@@ -68,6 +70,7 @@ nullb_make() {
 		echo 1 >"$_nb/memory_backed" &&
 		echo 64 >"$_nb/size" &&
 		echo "$2" >"$_nb/protect" &&
+		echo "${3:-1}" >"$_nb/rotational" &&
 		echo 1 >"$_nb/power"
 }
 

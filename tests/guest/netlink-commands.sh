@@ -86,7 +86,7 @@ else
 fi
 g=$(hdp-nl get nbn)
 expect_eq get-while-parked "$(field "$g" state) $(field "$g" parks)" "parked $(stat_of $H parks)"
-expect_eq unpark-one "$(hdp-nl unpark nbn)" ok
+expect_eq unpark-one "$(hdp-nl unpark nbn all)" ok
 expect_eq unpark-one-shows-in-configfs "$(cat $H/state) $(cat $H/park)" "idle 0"
 
 # Park every enabled disk: the three emulated ATA disks and nbn, which
@@ -125,7 +125,7 @@ for d in $atas; do
 	[ "$(field "$(final "$s" $d)" result)" = 0 ] && n=$((n + 1))
 done
 expect_eq park-named-three-answered "$n $(echo "$s" | tail -n 1)" "3 ok"
-hdp-nl unpark >/dev/null
+hdp-nl unpark all >/dev/null
 msleep 500
 
 mark begin netlink-commands/all
@@ -147,7 +147,7 @@ ov=$(echo "$fin" | awk '{
 } END { print (maxreq < mincpl) ? "overlap" : "apart: last request " maxreq " after first completion " mincpl }')
 [ "$ov" = overlap ] || echo "$a"
 expect_eq park-all-parks-overlap "$ov" overlap
-expect_eq unpark-all "$(hdp-nl unpark)" ok
+expect_eq unpark-all "$(hdp-nl unpark all)" ok
 for d in $disks; do
 	st=$(cat /config/hdprotect/$d/state)
 	[ "$st" = idle ] || not_ok "unpark-all-$d-idle" "state $st"

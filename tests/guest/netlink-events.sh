@@ -74,8 +74,8 @@ echo 1 >$H/park                          # parked (configfs)
 echo 1 >$H/park                          # renewed
 msleep 1600                              # unparked by the deadline
 hdp-nl park nbe timeout=5000 >/dev/null  # parked (netlink)
-hdp-nl unpark nbe >/dev/null             # unparked (netlink)
-hdp-nl unpark nbe >/dev/null             # not parked: no event
+hdp-nl unpark nbe all >/dev/null         # unparked (netlink, every hold)
+hdp-nl unpark nbe all >/dev/null         # not parked: no event
 hdp-nl set nbe method=standby >/dev/null # changed method
 echo 5 >$H/park
 echo 0 >$H/enable                        # unparked by disable, changed

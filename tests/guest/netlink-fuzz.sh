@@ -32,7 +32,7 @@ case "$st $(echo "$out" | tail -n 1)" in
 *) not_ok "fuzz-$COUNT-messages-seed-$SEED" "exit $st: $(echo "$out" | tail -n 3)" ;;
 esac
 
-hdp-nl unpark >/dev/null
+hdp-nl unpark all >/dev/null
 # field LINE KEY
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 for n in nbf nbg; do

@@ -137,5 +137,17 @@ expect_eq removed-disk-state-gone "$(cat $H/state)" gone
 expect_write removed-disk-write-enodev $H/enable 0 ENODEV
 expect_write removed-disk-park-enodev $H/park 1 ENODEV
 expect_eq removed-disk-nothing-dispatched "$(cat $N/parked_dispatch)" 0
+# The disk comes back under its name: its old item keeps the name, and
+# hdpctl says what to do rather than report it protected.
+echo 1 >$N/power
+out=$(hdpctl add nbp 2>&1)
+st=$?
+case "$st $out" in
+"1 "*"went away"*"hdpctl remove nbp"*) ok add-over-a-gone-item-says-remove-it ;;
+*) not_ok add-over-a-gone-item-says-remove-it "exit $st: $out" ;;
+esac
+hdpctl remove nbp
+expect_eq add-after-removing-the-gone-item "$(hdpctl add nbp 2>&1; echo $?) $(cat $H/state)" "0 idle"
 rmdir $H
+echo 0 >$N/power
 rmdir $N

@@ -172,6 +172,8 @@ static struct hdp_disk sda_parked = {
 	.request_ns = 1520000000,
 	.complete_ns = 1526300000,
 	.deadline_ns = 4520000000ULL,
+	.max_hold_ms = 30000,
+	.holds = 1,
 };
 
 #define SDA_PARKED_KEYS							\
@@ -181,7 +183,8 @@ static struct hdp_disk sda_parked = {
 	"\"remaining_ms\":2940,\"last_method\":\"unload\","		\
 	"\"last_result\":0,\"parks\":3,\"failures\":0,"			\
 	"\"last_park_ns\":6300000,\"request_ns\":1520000000,"		\
-	"\"complete_ns\":1526300000,\"deadline_ns\":4520000000"
+	"\"complete_ns\":1526300000,\"deadline_ns\":4520000000,"	\
+	"\"max_hold_ms\":30000,\"holds\":1,\"cooldown_ms\":0"
 
 /* Idle and disabled, able to spin down only: the manual's sdb. */
 static struct hdp_disk sdb_idle = {
@@ -192,6 +195,7 @@ static struct hdp_disk sdb_idle = {
 	.method = HDP_PARK_STANDBY,
 	.methods = 1u << HDP_PARK_AUTO | 1u << HDP_PARK_STANDBY,
 	.last_method = HDP_PARK_AUTO,
+	.max_hold_ms = 30000,
 };
 
 #define SDB_IDLE_KEYS							\
@@ -201,7 +205,8 @@ static struct hdp_disk sdb_idle = {
 	"\"remaining_ms\":0,\"last_method\":\"auto\","			\
 	"\"last_result\":0,\"parks\":0,\"failures\":0,"			\
 	"\"last_park_ns\":0,\"request_ns\":0,"				\
-	"\"complete_ns\":0,\"deadline_ns\":0"
+	"\"complete_ns\":0,\"deadline_ns\":0,"				\
+	"\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0"
 
 /* Removed, with the state it had: only its name and state print. */
 static struct hdp_disk sdc_gone = {
@@ -216,6 +221,7 @@ static struct hdp_disk sdc_gone = {
 	.last_park_ns = 412700000,
 	.request_ns = 1000,
 	.complete_ns = 412701000,
+	.max_hold_ms = 30000,
 };
 
 #define SDC_GONE_KEYS							\
@@ -225,7 +231,8 @@ static struct hdp_disk sdc_gone = {
 	"\"remaining_ms\":0,\"last_method\":\"unload\","		\
 	"\"last_result\":0,\"parks\":1,\"failures\":0,"			\
 	"\"last_park_ns\":412700000,\"request_ns\":1000,"		\
-	"\"complete_ns\":412701000,\"deadline_ns\":0"
+	"\"complete_ns\":412701000,\"deadline_ns\":0,"			\
+	"\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0"
 
 /* A device that supports no method (methods 0): it cannot park. */
 static struct hdp_disk sdd_cannot = {
@@ -236,6 +243,7 @@ static struct hdp_disk sdd_cannot = {
 	.method = HDP_PARK_AUTO,
 	.methods = 0,
 	.last_method = HDP_PARK_AUTO,
+	.max_hold_ms = 30000,
 };
 
 /* Its last park was not confirmed: the device answered -EIO. */
@@ -253,6 +261,7 @@ static struct hdp_disk sde_failed = {
 	.last_park_ns = 412700000,
 	.request_ns = 9000000000ULL,
 	.complete_ns = 9412700000ULL,
+	.max_hold_ms = 30000,
 };
 
 /* A park the device confirmed, and one it did not. */
@@ -293,29 +302,48 @@ static void test_status_text(void)
 	struct hdp_disk d;
 
 	check_disk("status-text-parked", &sda_parked, false,
-		   "sda: parked 2940 ms left, enabled, timeout 5000 ms, method auto (unload standby), parks 3, failures 0, last park 6.3 ms\n");
+		   "sda: parked 2940 ms left, 1 hold, enabled, timeout 5000 ms, max hold 30000 ms, method auto (unload standby), parks 3, failures 0, last park 6.3 ms\n");
 	check_disk("status-text-idle", &sdb_idle, false,
-		   "sdb: idle, disabled, timeout 5000 ms, method standby (standby), parks 0, failures 0\n");
+		   "sdb: idle, disabled, timeout 5000 ms, max hold 30000 ms, method standby (standby), parks 0, failures 0\n");
 	check_disk("status-text-gone", &sdc_gone, false, "sdc: gone\n");
 	check_disk("status-text-cannot-park", &sdd_cannot, false,
-		   "sdd: idle, enabled, timeout 3000 ms, method auto (cannot park), parks 0, failures 0\n");
+		   "sdd: idle, enabled, timeout 3000 ms, max hold 30000 ms, method auto (cannot park), parks 0, failures 0\n");
 	check_disk("status-text-last-park-not-confirmed", &sde_failed, false,
-		   "sde: idle, enabled, timeout 2500 ms, method unload (unload), parks 2, failures 1, last park 412.7 ms, last park not confirmed: "
+		   "sde: idle, enabled, timeout 2500 ms, max hold 30000 ms, method unload (unload), parks 2, failures 1, last park 412.7 ms, last park not confirmed: "
 		   EIO_TEXT "\n");
 
 	/* parked and unconfirmed: both tails, "ms left" first */
 	d = sde_failed;
 	d.state = HDP_DISK_PARKED;
 	d.remaining_ms = 81;
+	d.holds = 2;
 	check_disk("status-text-parked-not-confirmed", &d, false,
-		   "sde: parked 81 ms left, enabled, timeout 2500 ms, method unload (unload), parks 2, failures 1, last park 412.7 ms, last park not confirmed: "
+		   "sde: parked 81 ms left, 2 holds, enabled, timeout 2500 ms, max hold 30000 ms, method unload (unload), parks 2, failures 1, last park 412.7 ms, last park not confirmed: "
 		   EIO_TEXT "\n");
 
 	/* the methods in parentheses leave auto out, in a fixed order */
 	d = sdb_idle;
 	d.methods = 1u << HDP_PARK_STANDBY | 1u << HDP_PARK_UNLOAD;
 	check_disk("status-text-methods-in-order", &d, false,
-		   "sdb: idle, disabled, timeout 5000 ms, method standby (unload standby), parks 0, failures 0\n");
+		   "sdb: idle, disabled, timeout 5000 ms, max hold 30000 ms, method standby (unload standby), parks 0, failures 0\n");
+
+	/* the manual's sdd: in the cool-down after a park that lasted its max hold */
+	d = sda_parked;
+	snprintf(d.name, sizeof(d.name), "sdd");
+	d.state = HDP_DISK_IDLE;
+	d.remaining_ms = 0;
+	d.deadline_ns = 0;
+	d.holds = 0;
+	d.cooldown_ms = 8200;
+	d.parks = 4;
+	d.last_park_ns = 6100000;
+	check_disk("status-text-cool-down", &d, false,
+		   "sdd: idle, cool-down 8200 ms left, enabled, timeout 5000 ms, max hold 30000 ms, method auto (unload standby), parks 4, failures 0, last park 6.1 ms\n");
+	d = sda_parked;
+	d.max_hold_ms = 120000;
+	d.holds = 8;
+	check_disk("status-text-holds-and-max-hold", &d, false,
+		   "sda: parked 2940 ms left, 8 holds, enabled, timeout 5000 ms, max hold 120000 ms, method auto (unload standby), parks 3, failures 0, last park 6.3 ms\n");
 }
 
 static void test_status_json(void)
@@ -330,7 +358,8 @@ static void test_status_json(void)
 		   "\"timeout_ms\":5000,\"method\":\"auto\",\"methods\":[\"auto\",\"unload\",\"standby\"],"
 		   "\"remaining_ms\":2940,\"last_method\":\"unload\",\"last_result\":0,\"parks\":3,"
 		   "\"failures\":0,\"last_park_ns\":6300000,\"request_ns\":1520000000,"
-		   "\"complete_ns\":1526300000,\"deadline_ns\":4520000000}\n");
+		   "\"complete_ns\":1526300000,\"deadline_ns\":4520000000,"
+		   "\"max_hold_ms\":30000,\"holds\":1,\"cooldown_ms\":0}\n");
 	check_disk("status-json-idle", &sdb_idle, true,
 		   "{" SDB_IDLE_KEYS "}\n");
 	check_disk("status-json-gone-has-every-key", &sdc_gone, true,
@@ -341,7 +370,8 @@ static void test_status_json(void)
 		   "\"methods\":[],\"remaining_ms\":0,\"last_method\":\"auto\","
 		   "\"last_result\":0,\"parks\":0,\"failures\":0,"
 		   "\"last_park_ns\":0,\"request_ns\":0,\"complete_ns\":0,"
-		   "\"deadline_ns\":0}\n");
+		   "\"deadline_ns\":0,"
+		   "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
 	check_disk("status-json-last-park-not-confirmed", &sde_failed, true,
 		   "{\"disk\":\"sde\",\"devt\":\"259:3\",\"state\":\"idle\","
 		   "\"enabled\":true,\"timeout_ms\":2500,\"method\":\"unload\","
@@ -349,7 +379,8 @@ static void test_status_json(void)
 		   "\"last_method\":\"unload\",\"last_result\":-5,\"parks\":2,"
 		   "\"failures\":1,\"last_park_ns\":412700000,"
 		   "\"request_ns\":9000000000,\"complete_ns\":9412700000,"
-		   "\"deadline_ns\":0}\n");
+		   "\"deadline_ns\":0,"
+		   "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
 
 	/* 64-bit counters print whole */
 	d = sdb_idle;
@@ -364,7 +395,31 @@ static void test_status_json(void)
 		   "\"last_result\":0,\"parks\":18446744073709551615,"
 		   "\"failures\":18446744073709551614,"
 		   "\"last_park_ns\":0,\"request_ns\":0,"
-		   "\"complete_ns\":0,\"deadline_ns\":18446744073709551615}\n");
+		   "\"complete_ns\":0,\"deadline_ns\":18446744073709551615,"
+		   "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
+
+	/* the last keys: max hold, holds, the cool-down's time left */
+	d = sdb_idle;
+	d.max_hold_ms = 60000;
+	d.cooldown_ms = 9999;
+	check_disk("status-json-max-hold-and-cool-down", &d, true,
+		   "{\"disk\":\"sdb\",\"devt\":\"8:16\",\"state\":\"idle\","
+		   "\"enabled\":false,\"timeout_ms\":5000,\"method\":\"standby\","
+		   "\"methods\":[\"auto\",\"standby\"],"
+		   "\"remaining_ms\":0,\"last_method\":\"auto\","
+		   "\"last_result\":0,\"parks\":0,\"failures\":0,"
+		   "\"last_park_ns\":0,\"request_ns\":0,"
+		   "\"complete_ns\":0,\"deadline_ns\":0,"
+		   "\"max_hold_ms\":60000,\"holds\":0,\"cooldown_ms\":9999}\n");
+	d = sda_parked;
+	d.holds = 3;
+	check_disk("status-json-holds", &d, true,
+		   "{\"disk\":\"sda\",\"devt\":\"8:0\",\"state\":\"parked\",\"enabled\":true,"
+		   "\"timeout_ms\":5000,\"method\":\"auto\",\"methods\":[\"auto\",\"unload\",\"standby\"],"
+		   "\"remaining_ms\":2940,\"last_method\":\"unload\",\"last_result\":0,\"parks\":3,"
+		   "\"failures\":0,\"last_park_ns\":6300000,\"request_ns\":1520000000,"
+		   "\"complete_ns\":1526300000,\"deadline_ns\":4520000000,"
+		   "\"max_hold_ms\":30000,\"holds\":3,\"cooldown_ms\":0}\n");
 }
 
 static void test_outcome(void)
@@ -428,10 +483,10 @@ static void test_event_text(void)
 	d.state = HDP_DISK_IDLE;
 	ev = event(HDP_EV_CHANGED, HDP_CAUSE_REQUEST, 2, &d);
 	check_event("monitor-text-changed", &ev, false,
-		    "[seq 2] sda: changed (request): enabled, timeout 5000 ms, method auto\n");
+		    "[seq 2] sda: changed (request): enabled, timeout 5000 ms, max hold 30000 ms, method auto\n");
 	ev = event(HDP_EV_CHANGED, HDP_CAUSE_REQUEST, 2, &sdb_idle);
 	check_event("monitor-text-changed-disabled", &ev, false,
-		    "[seq 2] sdb: changed (request): disabled, timeout 5000 ms, method standby\n");
+		    "[seq 2] sdb: changed (request): disabled, timeout 5000 ms, max hold 30000 ms, method standby\n");
 
 	ev = event(HDP_EV_PARKED, HDP_CAUSE_REQUEST, 3, &sda_parked);
 	ev.park_ms = 3000;
@@ -466,6 +521,53 @@ static void test_event_text(void)
 	ev = event(HDP_EV_REMOVED, HDP_CAUSE_REMOVAL, 8, &sdc_gone);
 	check_event("monitor-text-removed-by-removal", &ev, false,
 		    "[seq 8] sdc: removed (removal)\n");
+
+	/* the requester that asked for a park, and one whose hold ended */
+	ev = event(HDP_EV_PARKED, HDP_CAUSE_REQUEST, 3, &sda_parked);
+	ev.park_ms = 3000;
+	ev.holder = HDP_HOLDER_NETLINK;
+	ev.holder_portid = 4021;
+	check_event("monitor-text-parked-by-netlink", &ev, false,
+		    "[seq 3] sda: parked (request), unload, 3000 ms, by netlink port 4021\n");
+	ev.seq = 4;
+	ev.renewed = true;
+	check_event("monitor-text-parked-renewed-by-netlink", &ev, false,
+		    "[seq 4] sda: parked (request), unload, 3000 ms, by netlink port 4021, renewed\n");
+	ev.seq = 5;
+	ev.renewed = false;
+	ev.cause = HDP_CAUSE_UNLOAD_HEADS;
+	ev.holder = HDP_HOLDER_UNLOAD_HEADS;
+	ev.holder_portid = 0;
+	ev.result = -EIO;
+	check_event("monitor-text-parked-by-unload-heads-not-confirmed", &ev, false,
+		    "[seq 5] sda: parked (unload_heads), unload, 3000 ms, by unload_heads, not confirmed: "
+		    EIO_TEXT "\n");
+	ev.holder = HDP_HOLDER_CONFIGFS;
+	ev.result = 0;
+	check_event("monitor-text-parked-by-configfs", &ev, false,
+		    "[seq 5] sda: parked (unload_heads), unload, 3000 ms, by configfs\n");
+	ev = event(HDP_EV_CHANGED, HDP_CAUSE_REQUEST, 6, &sda_parked);
+	ev.holder = HDP_HOLDER_NETLINK;
+	ev.holder_portid = 4021;
+	check_event("monitor-text-changed-hold-ended", &ev, false,
+		    "[seq 6] sda: changed (request): hold of netlink port 4021 ended, 1 hold left\n");
+	d = sda_parked;
+	d.holds = 2;
+	ev = event(HDP_EV_CHANGED, HDP_CAUSE_TIMEOUT, 6, &d);
+	ev.holder = HDP_HOLDER_CONFIGFS;
+	check_event("monitor-text-changed-hold-of-configfs-ended", &ev, false,
+		    "[seq 6] sda: changed (timeout): hold of configfs ended, 2 holds left\n");
+
+	/* the max hold: unparked, and the cool-down that follows */
+	d = sda_parked;
+	d.state = HDP_DISK_IDLE;
+	d.remaining_ms = 0;
+	d.deadline_ns = 0;
+	d.holds = 0;
+	d.cooldown_ms = 10000;
+	ev = event(HDP_EV_UNPARKED, HDP_CAUSE_CAP, 8, &d);
+	check_event("monitor-text-unparked-by-the-cap", &ev, false,
+		    "[seq 8] sda: unparked (cap), cool-down 10000 ms\n");
 
 	/* a loss is about no disk: the disk's fields are not printed */
 	ev = event(HDP_EV_LOSS, HDP_CAUSE_REQUEST, 14, &sda_parked);
@@ -520,7 +622,8 @@ static void test_event_json(void)
 		    "\"remaining_ms\":0,\"last_method\":\"auto\","
 		    "\"last_result\":-5,\"parks\":0,\"failures\":0,"
 		    "\"last_park_ns\":0,\"request_ns\":0,"
-		    "\"complete_ns\":0,\"deadline_ns\":0}\n");
+		    "\"complete_ns\":0,\"deadline_ns\":0,"
+		    "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
 
 	ev = event(HDP_EV_ADDED, HDP_CAUSE_REQUEST, 1, &sdb_idle);
 	check_event("monitor-json-added", &ev, true,
@@ -534,6 +637,38 @@ static void test_event_json(void)
 	check_event("monitor-json-removed", &ev, true,
 		    "{\"event\":\"removed\",\"seq\":8,\"cause\":\"removal\",\"result\":0,"
 		    SDC_GONE_KEYS "}\n");
+
+	/* the holder, after the park's keys; its port id for a netlink socket */
+	ev = event(HDP_EV_PARKED, HDP_CAUSE_REQUEST, 12, &sda_parked);
+	ev.park_ms = 3000;
+	ev.holder = HDP_HOLDER_NETLINK;
+	ev.holder_portid = 4021;
+	check_event("monitor-json-parked-holder-netlink", &ev, true,
+		    "{\"event\":\"parked\",\"seq\":12,\"cause\":\"request\",\"result\":0,\"park_ms\":3000,"
+		    "\"renewed\":false,\"holder\":\"netlink\",\"holder_portid\":4021,"
+		    SDA_PARKED_KEYS "}\n");
+	ev = event(HDP_EV_CHANGED, HDP_CAUSE_REQUEST, 13, &sda_parked);
+	ev.holder = HDP_HOLDER_CONFIGFS;
+	check_event("monitor-json-changed-holder-configfs", &ev, true,
+		    "{\"event\":\"changed\",\"seq\":13,\"cause\":\"request\",\"result\":0,"
+		    "\"holder\":\"configfs\"," SDA_PARKED_KEYS "}\n");
+	ev.holder = HDP_HOLDER_UNLOAD_HEADS;
+	check_event("monitor-json-changed-holder-unload-heads", &ev, true,
+		    "{\"event\":\"changed\",\"seq\":13,\"cause\":\"request\",\"result\":0,"
+		    "\"holder\":\"unload_heads\"," SDA_PARKED_KEYS "}\n");
+	d = sdb_idle;
+	d.cooldown_ms = 10000;
+	ev = event(HDP_EV_UNPARKED, HDP_CAUSE_CAP, 14, &d);
+	check_event("monitor-json-unparked-by-the-cap", &ev, true,
+		    "{\"event\":\"unparked\",\"seq\":14,\"cause\":\"cap\",\"result\":0,"
+		    "\"disk\":\"sdb\",\"devt\":\"8:16\",\"state\":\"idle\","
+		    "\"enabled\":false,\"timeout_ms\":5000,\"method\":\"standby\","
+		    "\"methods\":[\"auto\",\"standby\"],"
+		    "\"remaining_ms\":0,\"last_method\":\"auto\","
+		    "\"last_result\":0,\"parks\":0,\"failures\":0,"
+		    "\"last_park_ns\":0,\"request_ns\":0,"
+		    "\"complete_ns\":0,\"deadline_ns\":0,"
+		    "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":10000}\n");
 
 	ev = event(HDP_EV_LOSS, HDP_CAUSE_ERROR, 14, &sda_parked);
 	ev.lost = 3;
@@ -577,7 +712,8 @@ static void test_escaping(void)
 		   "\"remaining_ms\":0,\"last_method\":\"unload\","
 		   "\"last_result\":0,\"parks\":1,\"failures\":0,"
 		   "\"last_park_ns\":412700000,\"request_ns\":1000,"
-		   "\"complete_ns\":412701000,\"deadline_ns\":0}\n");
+		   "\"complete_ns\":412701000,\"deadline_ns\":0,"
+		   "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
 	check_disk("status-text-prints-the-name-as-is", &d, false,
 		   ODD_NAME ": gone\n");
 
@@ -596,7 +732,8 @@ static void test_escaping(void)
 		    "\"remaining_ms\":0,\"last_method\":\"unload\","
 		    "\"last_result\":0,\"parks\":1,\"failures\":0,"
 		    "\"last_park_ns\":412700000,\"request_ns\":1000,"
-		    "\"complete_ns\":412701000,\"deadline_ns\":0}\n");
+		    "\"complete_ns\":412701000,\"deadline_ns\":0,"
+		    "\"max_hold_ms\":30000,\"holds\":0,\"cooldown_ms\":0}\n");
 }
 
 #define UNTOUCHED	12345

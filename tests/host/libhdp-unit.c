@@ -4,12 +4,15 @@
  * messages built in memory: well-formed ones, malformed ones, and ones
  * with the attributes or event types of a newer kernel; and of how a
  * park's outcomes take the devices' answers from events and states, and
- * the checks of a park's arguments before anything is sent. Prints one TAP
+ * the checks of a park's arguments before anything is sent; and of the
+ * requests the library sends, to a socket of this process that stands
+ * for the kernel (hdp_requests_raw()). Prints one TAP
  * line per test; exits 1 if any failed. Built and run, under
  * AddressSanitizer and UndefinedBehaviorSanitizer, by tests/host/test-libhdp.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -82,6 +85,9 @@ static void put_disk(struct nl_msg *msg, const char *name)
 	nla_put_u64(msg, HDPROTECT_A_COMPLETE_NS, 7301000);
 	nla_put_u64(msg, HDPROTECT_A_DEADLINE_NS, 5000001000ULL);
 	nla_put_u64(msg, HDPROTECT_A_COOKIE, 0x1234567890ULL);
+	nla_put_u32(msg, HDPROTECT_A_MAX_HOLD_MS, 45000);
+	nla_put_u32(msg, HDPROTECT_A_HOLDS, 2);
+	nla_put_u32(msg, HDPROTECT_A_COOLDOWN_MS, 7300);
 }
 
 /* Every field of @d as put_disk() put it; "" or what differs. */
@@ -104,6 +110,8 @@ static const char *disk_mismatch(const struct hdp_disk *d, const char *name)
 		return "times";
 	if (d->cookie != 0x1234567890ULL)
 		return "cookie";
+	if (d->max_hold_ms != 45000 || d->holds != 2 || d->cooldown_ms != 7300)
+		return "max hold, holds or cool-down";
 	return "";
 }
 
@@ -150,7 +158,8 @@ static void test_disk_minimal(void)
 	nla_put_string(msg, HDPROTECT_A_DISK, "sdd");
 	err = hdp_decode_disk(nlmsg_hdr(msg), &d);
 	result(!err && !strcmp(d.name, "sdd") && d.state == HDP_DISK_IDLE &&
-	       !d.parks && !d.deadline_ns && !d.cookie, "decode-disk-name-only",
+	       !d.parks && !d.deadline_ns && !d.cookie && !d.max_hold_ms &&
+	       !d.holds && !d.cooldown_ms, "decode-disk-name-only",
 	       "err %d name '%s'", err, d.name);
 	nlmsg_free(msg);
 }
@@ -267,6 +276,106 @@ static void test_event_unparked(void)
 	result(!err && eb.ev.type == HDP_EV_UNPARKED && eb.ev.cause == HDP_CAUSE_TIMEOUT &&
 	       !eb.ev.park_ms && !eb.ev.renewed, "decode-event-unparked",
 	       "err %d type %d cause %d park_ms %u", err, eb.ev.type, eb.ev.cause, eb.ev.park_ms);
+	nlmsg_free(msg);
+}
+
+/* The requester a PARKED event names: a netlink socket, with its port id. */
+static void test_event_holder(void)
+{
+	struct nl_msg *msg = event_msg(HDPROTECT_EVENT_PARKED, 43, HDPROTECT_REASON_REQUEST, "sde");
+	struct hdp_event_buf eb;
+	int err;
+
+	nla_put_u32(msg, HDPROTECT_A_HOLDER, HDPROTECT_HOLDER_NETLINK);
+	nla_put_u32(msg, HDPROTECT_A_HOLDER_PORTID, 4021);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.holder == HDP_HOLDER_NETLINK && eb.ev.holder_portid == 4021 &&
+	       !*disk_mismatch(eb.ev.disk, "sde"), "decode-event-holder-netlink-and-port",
+	       "err %d holder %d port %u", err, eb.ev.holder, eb.ev.holder_portid);
+	nlmsg_free(msg);
+
+	/* a hold that ended while another holds on: CHANGED, configfs's */
+	msg = event_msg(HDPROTECT_EVENT_CHANGED, 44, HDPROTECT_REASON_TIMEOUT, "sde");
+	nla_put_u32(msg, HDPROTECT_A_HOLDER, HDPROTECT_HOLDER_CONFIGFS);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.type == HDP_EV_CHANGED && eb.ev.holder == HDP_HOLDER_CONFIGFS &&
+	       !eb.ev.holder_portid && eb.ev.disk->holds == 2,
+	       "decode-event-holder-configfs-in-changed", "err %d holder %d port %u holds %u",
+	       err, eb.ev.holder, eb.ev.holder_portid, eb.ev.disk->holds);
+	nlmsg_free(msg);
+
+	msg = event_msg(HDPROTECT_EVENT_PARKED, 45, HDPROTECT_REASON_UNLOAD_HEADS, "sde");
+	nla_put_u32(msg, HDPROTECT_A_HOLDER, HDPROTECT_HOLDER_UNLOAD_HEADS);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.holder == HDP_HOLDER_UNLOAD_HEADS && !eb.ev.holder_portid,
+	       "decode-event-holder-unload-heads", "err %d holder %d", err, eb.ev.holder);
+	nlmsg_free(msg);
+
+	/* none named: NONE, although HDP_HOLDER_CONFIGFS is the kernel's 0 */
+	msg = event_msg(HDPROTECT_EVENT_PARKED, 46, HDPROTECT_REASON_REQUEST, "sde");
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.holder == HDP_HOLDER_NONE && !eb.ev.holder_portid,
+	       "decode-event-without-holder-is-none", "err %d holder %d", err, eb.ev.holder);
+	nlmsg_free(msg);
+
+	/* a holder of a newer kernel is none this library names */
+	msg = event_msg(HDPROTECT_EVENT_PARKED, 47, HDPROTECT_REASON_REQUEST, "sde");
+	nla_put_u32(msg, HDPROTECT_A_HOLDER, HDPROTECT_HOLDER_NETLINK + 1);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.holder != HDP_HOLDER_NONE && eb.ev.holder != HDP_HOLDER_CONFIGFS &&
+	       eb.ev.holder != HDP_HOLDER_UNLOAD_HEADS && eb.ev.holder != HDP_HOLDER_NETLINK &&
+	       !strcmp(hdp_holder_name(eb.ev.holder), "?"),
+	       "decode-event-unknown-holder-is-no-known-one", "err %d holder %d", err, eb.ev.holder);
+	nlmsg_free(msg);
+
+	msg = event_msg(HDPROTECT_EVENT_PARKED, 48, HDPROTECT_REASON_REQUEST, "sde");
+	nla_put_u8(msg, HDPROTECT_A_HOLDER, HDPROTECT_HOLDER_NETLINK);
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(err == -EBADMSG, "decode-event-refuses-a-u8-holder", "got %d", err);
+	nlmsg_free(msg);
+}
+
+/*
+ * The kernel's reasons as causes, error (the driver parked again after
+ * error handling) and cap included; a newer kernel's reason is no known
+ * cause.
+ */
+static void test_event_causes(void)
+{
+	static const struct {
+		unsigned int reason;
+		enum hdp_cause cause;
+		const char *name;
+	} causes[] = {
+		{ HDPROTECT_REASON_REQUEST, HDP_CAUSE_REQUEST, "request" },
+		{ HDPROTECT_REASON_TIMEOUT, HDP_CAUSE_TIMEOUT, "timeout" },
+		{ HDPROTECT_REASON_UNLOAD_HEADS, HDP_CAUSE_UNLOAD_HEADS, "unload_heads" },
+		{ HDPROTECT_REASON_DISABLE, HDP_CAUSE_DISABLE, "disable" },
+		{ HDPROTECT_REASON_REMOVAL, HDP_CAUSE_REMOVAL, "removal" },
+		{ HDPROTECT_REASON_ERROR, HDP_CAUSE_ERROR, "error" },
+		{ HDPROTECT_REASON_CAP, HDP_CAUSE_CAP, "cap" },
+	};
+	struct hdp_event_buf eb;
+	struct nl_msg *msg;
+	char name[64];
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+		msg = event_msg(HDPROTECT_EVENT_UNPARKED, 60 + i, causes[i].reason, "sde");
+		err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+		snprintf(name, sizeof(name), "decode-event-cause-%s", causes[i].name);
+		result(!err && eb.ev.cause == causes[i].cause &&
+		       !strcmp(hdp_cause_name(eb.ev.cause), causes[i].name), name,
+		       "err %d, reason %u gave cause %d '%s'", err, causes[i].reason,
+		       eb.ev.cause, hdp_cause_name(eb.ev.cause));
+		nlmsg_free(msg);
+	}
+	msg = event_msg(HDPROTECT_EVENT_UNPARKED, 70, HDPROTECT_REASON_CAP + 1, "sde");
+	err = hdp_decode_event(nlmsg_hdr(msg), &eb);
+	result(!err && eb.ev.cause != HDP_CAUSE_CAP && eb.ev.cause != HDP_CAUSE_ERROR &&
+	       !strcmp(hdp_cause_name(eb.ev.cause), "?"), "decode-event-unknown-reason-is-no-known-cause",
+	       "err %d cause %d '%s'", err, eb.ev.cause, hdp_cause_name(eb.ev.cause));
 	nlmsg_free(msg);
 }
 
@@ -557,6 +666,188 @@ static void test_set_settings(void)
 	hdp_free(ctx);
 }
 
+/*
+ * A socket of this process that stands for the kernel: a thread takes the
+ * one request a context sends it and acknowledges it (NLMSG_ERROR 0), so
+ * that the test sees what the library sent.
+ */
+struct fake_kernel {
+	int fd;
+	pthread_t thread;
+	unsigned char req[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
+	ssize_t len;		/* the request's length; -1: none came */
+};
+
+static void *fake_kernel_run(void *arg)
+{
+	struct fake_kernel *fk = arg;
+	struct pollfd pfd = { .fd = fk->fd, .events = POLLIN };
+	struct sockaddr_nl from;
+	socklen_t alen = sizeof(from);
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	const struct nlmsghdr *req = (const struct nlmsghdr *)fk->req;
+
+	fk->len = -1;
+	if (poll(&pfd, 1, 5000) != 1)
+		return NULL;
+	fk->len = recvfrom(fk->fd, fk->req, sizeof(fk->req), 0, (struct sockaddr *)&from, &alen);
+	if (fk->len < (ssize_t)NLMSG_HDRLEN)
+		return NULL;
+	memset(&ack, 0, sizeof(ack));
+	ack.h.nlmsg_len = sizeof(ack);
+	ack.h.nlmsg_type = NLMSG_ERROR;
+	ack.h.nlmsg_flags = NLM_F_CAPPED;
+	ack.h.nlmsg_seq = req->nlmsg_seq;
+	ack.h.nlmsg_pid = from.nl_pid;
+	ack.e.msg = *req;
+	sendto(fk->fd, &ack, sizeof(ack), 0, (struct sockaddr *)&from, sizeof(from));
+	return NULL;
+}
+
+/* A context whose requests go to a fake kernel; NULL if that cannot be. */
+static struct hdp_ctx *fake_kernel_ctx(struct fake_kernel *fk, const char *name)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
+	socklen_t alen = sizeof(addr);
+	struct hdp_ctx *ctx = NULL;
+
+	fk->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fk->fd < 0 || bind(fk->fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    getsockname(fk->fd, (struct sockaddr *)&addr, &alen) || hdp_new(&ctx) ||
+	    hdp_requests_raw(ctx, FAMILY, addr.nl_pid)) {
+		result(0, name, "no netlink socket here");
+		hdp_free(ctx);
+		if (fk->fd >= 0)
+			close(fk->fd);
+		return NULL;
+	}
+	return ctx;
+}
+
+static void fake_kernel_start(struct fake_kernel *fk)
+{
+	if (pthread_create(&fk->thread, NULL, fake_kernel_run, fk)) {
+		fprintf(stderr, "pthread_create failed\n");
+		exit(2);
+	}
+}
+
+/*
+ * The request the fake kernel took, its command in *@cmd and attributes
+ * in @tb; -1 if none came or it is no request of the family.
+ */
+static int fake_kernel_request(struct fake_kernel *fk, int *cmd, struct nlattr **tb)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)fk->req;
+
+	pthread_join(fk->thread, NULL);
+	if (fk->len < (ssize_t)NLMSG_LENGTH(GENL_HDRLEN) || nlh->nlmsg_type != FAMILY ||
+	    nlh->nlmsg_len > (size_t)fk->len)
+		return -1;
+	*cmd = ((struct genlmsghdr *)nlmsg_data(nlh))->cmd;
+	return genlmsg_parse(nlh, 0, tb, HDPROTECT_A_MAX, NULL) < 0 ? -1 : 0;
+}
+
+/* The disk a request names, or "" if none. */
+static const char *request_disk(struct nlattr **tb)
+{
+	return tb[HDPROTECT_A_DISK] ? nla_get_string(tb[HDPROTECT_A_DISK]) : "";
+}
+
+/* hdp_unpark() ends the context's holds only; hdp_unpark_all() every hold. */
+static void test_unpark_requests(void)
+{
+	static const char *const names[] = {
+		"unpark-sends-no-all-flag", "unpark-all-sends-the-all-flag",
+		"unpark-every-disk-names-none", "unpark-all-every-disk-names-none",
+	};
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
+	struct fake_kernel fk;
+	struct hdp_ctx *ctx;
+	int i, err, cmd, bad;
+
+	ctx = fake_kernel_ctx(&fk, "unpark-requests");
+	if (!ctx)
+		return;
+	for (i = 0; i < 4; i++) {
+		const char *disk = i < 2 ? "sda" : NULL;
+		bool all = i % 2;
+
+		fake_kernel_start(&fk);
+		err = all ? hdp_unpark_all(ctx, disk) : hdp_unpark(ctx, disk);
+		bad = fake_kernel_request(&fk, &cmd, tb);
+		result(!err && !bad && cmd == HDPROTECT_CMD_UNPARK &&
+		       !strcmp(request_disk(tb), disk ? disk : "") &&
+		       !!tb[HDPROTECT_A_ALL] == all, names[i],
+		       "err %d, request %s, cmd %d, disk '%s', all %d", err,
+		       bad ? "none" : "taken", bad ? -1 : cmd, bad ? "-" : request_disk(tb),
+		       !bad && tb[HDPROTECT_A_ALL]);
+	}
+	err = hdp_unpark_all(ctx, "sd/a");
+	result(err == -EINVAL, "unpark-all-checks-the-name", "got %d", err);
+	hdp_free(ctx);
+	close(fk.fd);
+}
+
+/*
+ * hdp_set() sends HDPROTECT_A_MAX_HOLD_MS for HDP_SET_MAX_HOLD; a caller
+ * built before the member (a size that ends before it) never sends it,
+ * whatever the memory past its size holds, and cannot ask for it.
+ */
+static void test_set_max_hold_request(void)
+{
+	const size_t size_1 = offsetof(struct hdp_settings, method) +
+			      sizeof(enum hdp_park_method);
+	struct hdp_settings s = {
+		.size = sizeof(s), .set = HDP_SET_MAX_HOLD | HDP_SET_TIMEOUT,
+		.timeout_ms = 3000, .max_hold_ms = 60000,
+	};
+	struct nlattr *tb[HDPROTECT_A_MAX + 1];
+	struct fake_kernel fk;
+	struct hdp_ctx *ctx;
+	int err, cmd, bad;
+
+	ctx = fake_kernel_ctx(&fk, "set-max-hold-request");
+	if (!ctx)
+		return;
+	fake_kernel_start(&fk);
+	err = hdp_set(ctx, "sda", &s);
+	bad = fake_kernel_request(&fk, &cmd, tb);
+	result(!err && !bad && cmd == HDPROTECT_CMD_SET && !strcmp(request_disk(tb), "sda") &&
+	       tb[HDPROTECT_A_MAX_HOLD_MS] && nla_get_u32(tb[HDPROTECT_A_MAX_HOLD_MS]) == 60000 &&
+	       tb[HDPROTECT_A_TIMEOUT_MS] && nla_get_u32(tb[HDPROTECT_A_TIMEOUT_MS]) == 3000 &&
+	       !tb[HDPROTECT_A_ENABLED] && !tb[HDPROTECT_A_METHOD],
+	       "set-sends-max-hold-ms", "err %d, request %s", err, bad ? "none" : "taken");
+
+	fake_kernel_start(&fk);
+	err = hdp_set_max_hold(ctx, "sdb", 90000);
+	bad = fake_kernel_request(&fk, &cmd, tb);
+	result(!err && !bad && cmd == HDPROTECT_CMD_SET && !strcmp(request_disk(tb), "sdb") &&
+	       tb[HDPROTECT_A_MAX_HOLD_MS] && nla_get_u32(tb[HDPROTECT_A_MAX_HOLD_MS]) == 90000 &&
+	       !tb[HDPROTECT_A_TIMEOUT_MS], "set-max-hold-sends-max-hold-ms",
+	       "err %d, request %s", err, bad ? "none" : "taken");
+
+	/* an older caller's size: max_hold_ms is past it, never read */
+	s.size = size_1;
+	s.set = HDP_SET_TIMEOUT;
+	fake_kernel_start(&fk);
+	err = hdp_set(ctx, "sda", &s);
+	bad = fake_kernel_request(&fk, &cmd, tb);
+	result(!err && !bad && tb[HDPROTECT_A_TIMEOUT_MS] && !tb[HDPROTECT_A_MAX_HOLD_MS],
+	       "set-reads-no-max-hold-past-an-older-size", "err %d, request %s, max hold %s",
+	       err, bad ? "none" : "taken", !bad && tb[HDPROTECT_A_MAX_HOLD_MS] ? "sent" : "not sent");
+	s.set = HDP_SET_TIMEOUT | HDP_SET_MAX_HOLD;
+	err = hdp_set(ctx, "sda", &s);
+	s.size = offsetof(struct hdp_settings, max_hold_ms) + sizeof(s.max_hold_ms) - 1;
+	result(err == -EINVAL && hdp_set(ctx, "sda", &s) == -EINVAL,
+	       "set-max-hold-needs-a-size-that-holds-it", "got %d", err);
+	hdp_free(ctx);
+	close(fk.fd);
+}
+
 /* A park's arguments are checked, every disk's name, before anything is sent. */
 static void test_park_arguments(void)
 {
@@ -658,7 +949,7 @@ static void test_request_attr(void)
 {
 	struct nl_msg *msg = msg_new(HDPROTECT_CMD_SET);
 	struct nlmsghdr *nlh;
-	uint32_t off_disk, off_timeout, off_method;
+	uint32_t off_disk, off_timeout, off_method, off_max_hold;
 
 	off_disk = nlmsg_hdr(msg)->nlmsg_len;
 	nla_put_string(msg, HDPROTECT_A_DISK, "sda");
@@ -666,9 +957,13 @@ static void test_request_attr(void)
 	nla_put_u32(msg, HDPROTECT_A_TIMEOUT_MS, 40000);
 	off_method = nlmsg_hdr(msg)->nlmsg_len;
 	nla_put_u32(msg, HDPROTECT_A_METHOD, 7);
+	off_max_hold = nlmsg_hdr(msg)->nlmsg_len;
+	nla_put_u32(msg, HDPROTECT_A_MAX_HOLD_MS, 500);
 	nlh = nlmsg_hdr(msg);
 	result(hdp_request_attr(nlh, off_timeout) && !strcmp(hdp_request_attr(nlh, off_timeout), "timeout_ms") &&
 	       hdp_request_attr(nlh, off_method) && !strcmp(hdp_request_attr(nlh, off_method), "method") &&
+	       hdp_request_attr(nlh, off_max_hold) &&
+	       !strcmp(hdp_request_attr(nlh, off_max_hold), "max_hold_ms") &&
 	       !hdp_request_attr(nlh, off_disk) && !hdp_request_attr(nlh, 0) &&
 	       !hdp_request_attr(nlh, nlh->nlmsg_len) && !hdp_request_attr(nlh, off_method + 2),
 	       "request-attr-names-the-setting-at-fault", "-");
@@ -742,8 +1037,17 @@ static void test_names(void)
 	result(hdp_method_from_name("park", &m) == -EINVAL &&
 	       hdp_method_from_name(NULL, &m) == -EINVAL, "method-from-unknown-name-is-einval", "-");
 	result(!strcmp(hdp_method_name(7), "?") && !strcmp(hdp_state_name(-1), "?") &&
-	       !strcmp(hdp_event_name(0), "?") && !strcmp(hdp_cause_name(6), "?"),
+	       !strcmp(hdp_event_name(0), "?") && !strcmp(hdp_cause_name(7), "?") &&
+	       !strcmp(hdp_holder_name(4), "?"),
 	       "names-of-unknown-values-are-question-marks", "-");
+	result(!strcmp(hdp_cause_name(HDP_CAUSE_CAP), "cap") &&
+	       !strcmp(hdp_cause_name(HDP_CAUSE_ERROR), "error") &&
+	       !strcmp(hdp_holder_name(HDP_HOLDER_NONE), "none") &&
+	       !strcmp(hdp_holder_name(HDP_HOLDER_CONFIGFS), "configfs") &&
+	       !strcmp(hdp_holder_name(HDP_HOLDER_UNLOAD_HEADS), "unload_heads") &&
+	       !strcmp(hdp_holder_name(HDP_HOLDER_NETLINK), "netlink"),
+	       "names-of-cap-and-holders", "cap '%s', netlink '%s'",
+	       hdp_cause_name(HDP_CAUSE_CAP), hdp_holder_name(HDP_HOLDER_NETLINK));
 	result(!strcmp(hdp_event_name(HDP_EV_LOSS), "loss") &&
 	       !strcmp(hdp_event_name(HDP_EV_CHANGED), "changed") &&
 	       !strcmp(hdp_cause_name(HDP_CAUSE_UNLOAD_HEADS), "unload_heads") &&
@@ -756,7 +1060,7 @@ static void test_strerror(void)
 	static const int errs[] = {
 		EPERM, EACCES, ENOENT, EEXIST, ENODEV, EOPNOTSUPP, EINVAL, ERANGE,
 		EPROTONOSUPPORT, ENOSYS, EAGAIN, ENOBUFS, ENOMEM, EBADMSG, EBADF,
-		ECOMM, EIO, EINPROGRESS, ENAMETOOLONG,
+		ECOMM, EIO, EINPROGRESS, ENAMETOOLONG, EBUSY, EUSERS,
 	};
 	const char *tool = NULL;
 	size_t i;
@@ -780,6 +1084,11 @@ static void test_strerror(void)
 	result(strstr(hdp_strerror(-EINPROGRESS), "not answered") != NULL,
 	       "strerror-einprogress-says-the-device-has-not-answered", "'%s'",
 	       hdp_strerror(-EINPROGRESS));
+	result(strstr(hdp_strerror(-EBUSY), "longest continuous hold") &&
+	       strstr(hdp_strerror(-EBUSY), "refused for a few seconds"),
+	       "strerror-ebusy-tells-of-the-cool-down", "'%s'", hdp_strerror(-EBUSY));
+	result(strstr(hdp_strerror(-EUSERS), "too many requesters hold the disk's park") != NULL,
+	       "strerror-eusers-tells-of-too-many-requesters", "'%s'", hdp_strerror(-EUSERS));
 	result(!strcmp(hdp_strerror(-ENOTTY), "Inappropriate ioctl for device"),
 	       "strerror-other-errno-is-the-systems", "'%s'", hdp_strerror(-ENOTTY));
 	result(!strcmp(hdp_strerror(-100000), "unknown error") &&
@@ -1248,6 +1557,8 @@ int main(void)
 	test_short_header();
 	test_event_parked();
 	test_event_unparked();
+	test_event_holder();
+	test_event_causes();
 	test_event_unknown_type();
 	test_event_malformed();
 	test_outcomes();
@@ -1256,6 +1567,8 @@ int main(void)
 	test_answer_message();
 	test_park_arguments();
 	test_set_settings();
+	test_set_max_hold_request();
+	test_unpark_requests();
 	test_extack();
 	test_request_disk();
 	test_request_attr();

@@ -1,0 +1,69 @@
+# Error handling while parked: a read that fails as the park lands makes
+# libata's error handler revalidate the disk (IDENTIFY, SET FEATURES)
+# without a reset. The handler parks the disk again before its run ends,
+# and that park's answer becomes the disk's result, told by a PARKED event
+# with reason error. The host checks the device trace (protect-eh.check):
+# after the park command, every other command the disk got is followed by
+# a park command before the unpark. ahci3 fails reads of sector 500000 and
+# serves one read a second (qemu/run), so that the failing read is still
+# at the device when the park lands; the guest tells from the kernel log
+# whether it was, and tries again (three times at most) if the read
+# failed before the park.
+# Costs about 30 s: the failing read is retried, a second each.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok protect-eh "modprobe hdprotect failed"; exit 1; }
+e=$(disk ahci3) || { not_ok protect-eh "no /dev/hdp/ahci3"; exit 1; }
+I=/config/hdprotect/$e
+mkdir $I && echo 1 >$I/enable || { not_ok protect-eh "cannot arm $e"; exit 1; }
+
+# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+rm -f /tmp/eh.ready
+hdp-nl listen timeout=40 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &
+lp=$!
+i=0
+while [ ! -e /tmp/eh.ready ] && [ $i -lt 100 ]; do msleep 50; i=$((i + 1)); done
+
+hit=
+n=0
+while [ $n -lt 3 ] && [ -z "$hit" ]; do
+	n=$((n + 1))
+	mark begin protect-eh/try-$n
+	dmesg -c >/dev/null
+	# Three reads, a second apart: the third, of the bad sector, is at
+	# the device from about 1 s to 2 s after the start.
+	dd if=/dev/$e of=/dev/null bs=512 count=3 skip=499998 iflag=direct 2>/dev/null &
+	dp=$!
+	msleep 1300
+	tp=$(cut -d' ' -f1 /proc/uptime)
+	echo 5 >$I/park
+	wait $dp
+	# The failed read's error handling ran after the park landed.
+	if dmesg | sed -n 's/^\[ *\([0-9.]*\)\] .*failed command: READ.*/\1/p' |
+		awk -v tp="$tp" '$1 > tp { f = 1 } END { exit !f }'; then
+		hit=$n
+	fi
+	i=0
+	while [ "$(cat $I/state)" = parked ] && [ $i -lt 100 ]; do msleep 100; i=$((i + 1)); done
+	mark end protect-eh/try-$n
+done
+if [ -n "$hit" ]; then
+	ok "failing-read-met-the-park-on-try-$hit"
+else
+	not_ok failing-read-met-the-park "in 3 tries the read failed before the park landed"
+fi
+kill $lp 2>/dev/null
+wait $lp 2>/dev/null
+ev=$(grep 'event=parked' /tmp/eh.events | grep "disk=$e " | grep 'reason=error' | head -n 1)
+if [ -n "$ev" ] && [ "$(field "$ev" result)" = 0 ]; then
+	ok parked-again-after-error-handling-is-told
+else
+	not_ok parked-again-after-error-handling-is-told "no PARKED event of $e with reason error and result 0: $(grep -c "disk=$e " /tmp/eh.events) events of $e"
+fi
+g=$(hdp-nl get $e)
+expect_eq result-is-the-last-parks "$(field "$g" result)" 0
+
+rmdir $I
+[ "$HDP_FAILED" = 0 ] && ok protect-eh
