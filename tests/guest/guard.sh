@@ -74,7 +74,7 @@ if wait_line $L '^hdpctl guard: guarding '; then
 else
 	not_ok guard-protects-the-ata-disks "$(cat $L)"
 fi
-expect_eq guard-enabled-them "$(cat /config/hdprotect/*/enable | tr -d '\n')" 111
+expect_eq guard-enabled-them "$(cat /config/hdprotect/*/enable | tr -d '\n')" 1111
 expect_eq guard-set-the-timeout "$(cat /config/hdprotect/*/timeout | sort -u)" 1
 if grep -q ": its driver cannot park it: not protected" $L; then
 	ok guard-passes-over-a-disk-its-driver-cannot-park
