@@ -167,9 +167,6 @@ static void hint(char *buf, size_t len, const char *cmd, const char *disk,
 			snprintf(buf, len, "hdpctl status%s%s", disk ? " " : "",
 				 disk ? disk : "");
 		break;
-	case -EUSERS:
-		snprintf(buf, len, "hdpctl unpark %s", disk ? disk : "DISK");
-		break;
 	}
 }
 

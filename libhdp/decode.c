@@ -535,7 +535,6 @@ static const struct {
 	{ EINPROGRESS, "the device has not answered the park yet; its I/O is held" },
 	{ ENAMETOOLONG, "the disk's name is too long (31 characters at most)" },
 	{ EBUSY, "busy: the disk was held parked for its longest continuous hold (its max hold), and parks of it are refused for a few seconds while its held I/O runs: try again then" },
-	{ EUSERS, "too many requesters hold the disk's park already: wait until one of their parks ends, or unpark the disk" },
 };
 
 HDP_EXPORT const char *hdp_strerror(int err)

@@ -431,8 +431,7 @@ int hdp_set(struct hdp_ctx *ctx, const char *disk,
  * outcome's result); -EINVAL if @disks names a disk twice; -EPERM if a
  * disk is not enabled or without CAP_SYS_ADMIN; -ENODEV if a disk is
  * gone or (no disk named) no disk is enabled; -EBUSY if a disk is in the
- * cool-down after a park that lasted its max hold; -EUSERS if too many
- * requesters hold a disk's park already; -ENOENT, -ERANGE,
+ * cool-down after a park that lasted its max hold; -ENOENT, -ERANGE,
  * -EPROTONOSUPPORT as above. When the request fails, no disk parks.
  */
 int hdp_park_disks(struct hdp_ctx *ctx, const char *const *disks,

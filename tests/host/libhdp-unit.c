@@ -1060,7 +1060,7 @@ static void test_strerror(void)
 	static const int errs[] = {
 		EPERM, EACCES, ENOENT, EEXIST, ENODEV, EOPNOTSUPP, EINVAL, ERANGE,
 		EPROTONOSUPPORT, ENOSYS, EAGAIN, ENOBUFS, ENOMEM, EBADMSG, EBADF,
-		ECOMM, EIO, EINPROGRESS, ENAMETOOLONG, EBUSY, EUSERS,
+		ECOMM, EIO, EINPROGRESS, ENAMETOOLONG, EBUSY,
 	};
 	const char *tool = NULL;
 	size_t i;
@@ -1087,8 +1087,6 @@ static void test_strerror(void)
 	result(strstr(hdp_strerror(-EBUSY), "longest continuous hold") &&
 	       strstr(hdp_strerror(-EBUSY), "refused for a few seconds"),
 	       "strerror-ebusy-tells-of-the-cool-down", "'%s'", hdp_strerror(-EBUSY));
-	result(strstr(hdp_strerror(-EUSERS), "too many requesters hold the disk's park") != NULL,
-	       "strerror-eusers-tells-of-too-many-requesters", "'%s'", hdp_strerror(-EUSERS));
 	result(!strcmp(hdp_strerror(-ENOTTY), "Inappropriate ioctl for device"),
 	       "strerror-other-errno-is-the-systems", "'%s'", hdp_strerror(-ENOTTY));
 	result(!strcmp(hdp_strerror(-100000), "unknown error") &&
