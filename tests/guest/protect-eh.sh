@@ -27,6 +27,7 @@ i=0
 while [ ! -e /tmp/eh.ready ] && [ $i -lt 100 ]; do msleep 50; i=$((i + 1)); done
 
 hit=
+g=
 n=0
 while [ $n -lt 3 ] && [ -z "$hit" ]; do
 	n=$((n + 1))
@@ -39,11 +40,16 @@ while [ $n -lt 3 ] && [ -z "$hit" ]; do
 	msleep 1300
 	tp=$(cut -d' ' -f1 /proc/uptime)
 	echo 5 >$I/park
+	# The state halfway through the park, after the read's error
+	# handling (which comes about 0.7 s after the park).
+	msleep 2500
+	gp=$(hdp-nl get $e)
 	wait $dp
 	# The failed read's error handling ran after the park landed.
 	if dmesg | sed -n 's/^\[ *\([0-9.]*\)\] .*failed command: READ.*/\1/p' |
 		awk -v tp="$tp" '$1 > tp { f = 1 } END { exit !f }'; then
 		hit=$n
+		g=$gp
 	fi
 	i=0
 	while [ "$(cat $I/state)" = parked ] && [ $i -lt 100 ]; do msleep 100; i=$((i + 1)); done
@@ -62,8 +68,14 @@ if [ -n "$ev" ] && [ "$(field "$ev" result)" = 0 ]; then
 else
 	not_ok parked-again-after-error-handling-is-told "no PARKED event of $e with reason error and result 0: $(grep -c "disk=$e " /tmp/eh.events) events of $e"
 fi
-g=$(hdp-nl get $e)
-expect_eq result-is-the-last-parks "$(field "$g" result)" 0
+# The state read while parked, after error handling, answers with EH's
+# park: completed later than the park that error handling undid (its
+# PARKED event, reason request, in the last try).
+ev0=$(grep 'event=parked' /tmp/eh.events | grep "disk=$e " | grep 'reason=request' | tail -n 1)
+later=no
+[ -n "$(field "$g" complete_ns)" ] && [ -n "$(field "$ev0" complete_ns)" ] &&
+	[ "$(field "$g" complete_ns)" -gt "$(field "$ev0" complete_ns)" ] && later=yes
+expect_eq state-while-parked-is-the-park-made-again "$(field "$g" state) $(field "$g" result) $later" "parked 0 yes"
 
 rmdir $I
 [ "$HDP_FAILED" = 0 ] && ok protect-eh
