@@ -46,6 +46,9 @@ disk() {
 	echo "${_d##*/}"
 }
 
+# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
 # msleep MS
 msleep() { usleep $(($1 * 1000)); }
 

@@ -39,8 +39,6 @@ else
 	not_ok genl-ctrl-list-in-other-netns-lacks-family "unshare -n genl ctrl list: $out"
 fi
 
-# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # final OUTPUT DISK: the line with DISK's park outcome in the output of
 # "hdp-nl park ... wait": its answer if it was in progress.
 final() {

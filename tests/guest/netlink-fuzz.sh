@@ -33,8 +33,6 @@ case "$st $(echo "$out" | tail -n 1)" in
 esac
 
 hdp-nl unpark all >/dev/null
-# field LINE KEY
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 for n in nbf nbg; do
 	H=/config/hdprotect/$n
 	g=$(hdp-nl get $n)

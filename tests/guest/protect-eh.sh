@@ -17,8 +17,6 @@ e=$(disk ahci3) || { not_ok protect-eh "no /dev/hdp/ahci3"; exit 1; }
 I=/config/hdprotect/$e
 mkdir $I && echo 1 >$I/enable || { not_ok protect-eh "cannot arm $e"; exit 1; }
 
-# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
 rm -f /tmp/eh.ready
 hdp-nl listen timeout=40 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &

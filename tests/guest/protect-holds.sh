@@ -18,8 +18,6 @@ U=/sys/block/$sda/device/unload_heads
 mkdir $H $A && echo 1 >$H/enable && echo 1 >$A/enable ||
 	{ not_ok protect-holds "cannot arm nbh and $sda"; exit 1; }
 
-# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # wait_idle ITEM MS: wait up to MS for ITEM to be idle; its state.
 wait_idle() {
 	_t=$(($(uptime_ms) + $2))

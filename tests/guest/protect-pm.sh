@@ -23,8 +23,6 @@ if [ ! -e "$sdev/power/control" ] || [ ! -e "$port/power/control" ]; then
 	exit 1
 fi
 
-# field LINE KEY: the value of KEY=... in a line of hdp-nl's output.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # rpm DEV: DEV's runtime PM status.
 rpm() { cat "$1/power/runtime_status"; }
 # wait_rpm DEV STATUS: wait up to 10 s for DEV's runtime PM status to be
