@@ -1,5 +1,11 @@
 # hdprotect: the single entry point. `make run` boots the lean kernel with
 # a demo and a shell; `make check` runs every test. See README.md.
+#
+# The kernel series exists for two bases, Debian's linux-source-6.12 (the
+# default) and linux-source-6.1 (kernel/<base>/). KVER=6.1 makes the
+# kernel targets (kernel, kernel-tree, export-patches, run, bench) use
+# 6.1, and `make check` and `make soak` test that base alone; without
+# KVER they test both.
 
 SHELL := /bin/bash
 TESTS ?=
@@ -40,7 +46,7 @@ PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
 GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
 
-.PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches \
+.PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches kernel-deb \
 	initramfs-test initramfs-lean guest-bin run check soak check-host bench clean help \
 	lib hdpctl examples install stage
 .DEFAULT_GOAL := all
@@ -126,11 +132,15 @@ stage: lib hdpctl examples
 
 help:
 	@echo "make deps             install the Debian packages the project needs"
-	@echo "make kernel           build the test and the lean kernel (build/obj-*)"
-	@echo "make kernel-tree      extract build/linux and apply kernel/patches/"
-	@echo "make export-patches   write kernel/patches/ from build/linux's commits"
+	@echo "make kernel           build the test and the lean kernel (build/obj-<base>-*)"
+	@echo "make kernel-tree      extract build/linux-<base> and apply kernel/<base>/patches/"
+	@echo "make export-patches   write kernel/<base>/patches/ from build/linux-<base>'s commits"
+	@echo "                      (the base: KVER=6.12, the default, or KVER=6.1)"
+	@echo "make kernel-deb       an installable linux-image package with the series (build/deb-<base>/;"
+	@echo "                      DEB_CONFIG=FILE, DEB_MODULES=FILE: see README)"
 	@echo "make run              boot the lean kernel: demo, then a shell"
-	@echo "make check            run every test (TESTS='a b' for some guest tests)"
+	@echo "make check            run every test on both bases (TESTS='a b' for some"
+	@echo "                      guest tests, KVER=6.1 or KVER=6.12 for one base)"
 	@echo "make soak             the guest tests' long versions (stress, fuzz, bursts)"
 	@echo "make bench            benchmarks: hdprotect and mainline kernels side by side, one table"
 	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
@@ -145,6 +155,14 @@ kernel: all
 
 kernel-test kernel-lean: kernel-%: deps
 	@qemu/build-kernel $*
+
+# An installable linux-image package of the base KVER names (6.12 by
+# default) with the series: qemu/kernel-deb. DEB_CONFIG=FILE starts from
+# that configuration (else /boot/config-*, else Debian's linux-config-*),
+# DEB_MODULES=FILE reduces it with localmodconfig (lsmod output, or
+# kernel/config/guest-modules).
+kernel-deb: deps
+	@qemu/kernel-deb $(if $(DEB_CONFIG),--config $(DEB_CONFIG)) $(if $(DEB_MODULES),--modules $(DEB_MODULES))
 
 kernel-tree: deps
 	@qemu/kernel-tree

@@ -3,9 +3,26 @@
 
 HDP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HDP_BUILD=$HDP_ROOT/build
-HDP_TREE=$HDP_BUILD/linux
-HDP_TARBALL=${HDP_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 HDP_LOGS=$HDP_BUILD/logs
+
+# The kernels the series is for, the default first: each is Debian's
+# linux-source-<base>, with its series in kernel/<base>/ (patches/, the
+# cover letter's paragraph for the base, config/ fragments of its own).
+# KVER (or HDP_KVER) picks one; its tree is build/linux-<base> and its
+# objects build/obj-<base>-<config>.
+HDP_KVERS="6.12 6.1"
+HDP_KVER=${KVER:-${HDP_KVER:-6.12}}
+case " $HDP_KVERS " in
+*" $HDP_KVER "*) ;;
+*)
+	echo "error: KVER=$HDP_KVER: the series is for $HDP_KVERS" >&2
+	exit 2
+	;;
+esac
+export HDP_KVER
+HDP_SERIES=$HDP_ROOT/kernel/$HDP_KVER
+HDP_TREE=$HDP_BUILD/linux-$HDP_KVER
+HDP_TARBALL=${HDP_TARBALL:-/usr/src/linux-source-$HDP_KVER.tar.xz}
 
 # The compiler cache lives outside the repository so that rebuilds, fresh
 # clones and CI reruns on the same machine are fast.
@@ -59,8 +76,8 @@ run_logged() {
 
 # patch_files: the series as git am takes it, cover letter excluded.
 patch_files() {
-	[ -d "$HDP_ROOT/kernel/patches" ] || return 0
-	find "$HDP_ROOT/kernel/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	[ -d "$HDP_SERIES/patches" ] || return 0
+	find "$HDP_SERIES/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-cover-letter.patch' | LC_ALL=C sort
 }
 

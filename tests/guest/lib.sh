@@ -36,6 +36,10 @@ check() {
 	fi
 }
 
+# The base of the series this kernel is ("6.12", "6.1"): where the two
+# kernels differ, a test says which it expects on which.
+HDP_KVER=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+
 # mark begin|end NAME: delimit a test's window in the console and device trace.
 mark() { echo "hdp-mark: $1 $2" >/dev/kmsg; }
 

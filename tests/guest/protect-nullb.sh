@@ -151,3 +151,24 @@ expect_eq add-after-removing-the-gone-item "$(hdpctl add nbp 2>&1; echo $?) $(ca
 rmdir $H
 echo 0 >$N/power
 rmdir $N
+
+# A null_blk disk not on blk-mq cannot hold I/O: 6.1's null_blk refuses
+# protect=1 with bio-based queue_mode 0 at power-on (EINVAL) and makes
+# no disk. 6.12's null_blk has no bio-based path left: it turns
+# queue_mode 0 into 2 itself, and the disk is protected as any other.
+modprobe null_blk nr_devices=0
+B=/config/nullb/nbbio
+mkdir $B && echo 0 >$B/queue_mode && echo 64 >$B/size && echo 1 >$B/rotational &&
+	echo 1 >$B/protect
+echo 1 2>/dev/null >$B/power
+st=$?
+if [ "$HDP_KVER" = 6.1 ]; then
+	expect_eq bio-based-protect-refused "$st $(cat $B/power) $([ -e /sys/block/nbbio ] && echo disk)" "1 0 "
+	skip bio-based-becomes-mq-and-protected "6.1's null_blk keeps its bio-based path, and refuses it with protect=1"
+else
+	skip bio-based-protect-refused "6.12's null_blk has no bio-based path: queue_mode 0 is blk-mq there"
+	expect_eq bio-based-becomes-mq-and-protected "$st $(cat $B/queue_mode) $(mkdir /config/hdprotect/nbbio && cat /config/hdprotect/nbbio/state)" "0 2 idle"
+	rmdir /config/hdprotect/nbbio 2>/dev/null
+fi
+echo 0 >$B/power 2>/dev/null
+rmdir $B

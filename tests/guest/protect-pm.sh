@@ -52,7 +52,9 @@ expect_eq pm-disk-suspended "$(wait_rpm "$sdev" suspended)" suspended
 expect_eq pm-port-suspended "$(wait_rpm "$port" suspended)" suspended
 
 mark begin protect-pm/park
-out=$(hdp-nl park $d timeout=6000 wait 2>&1)
+# 20 s: long enough that the park is still on when the read is checked,
+# however slow the emulated guest is; the test unparks it itself.
+out=$(hdp-nl park $d timeout=20000 wait 2>&1)
 r=$(field "$(echo "$out" | grep "disk=$d " | grep 'result=' | tail -n 1)" result)
 expect_eq pm-park-answered-0 "$r" 0
 expect_eq pm-no-failure "$(($(stat_of $H failures) - f0))" 0

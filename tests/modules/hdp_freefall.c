@@ -35,6 +35,7 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/wait.h>
 
 #define HDP_FF_NAME	"hdp_freefall"
@@ -156,7 +157,6 @@ static int hdp_ff_fasync(int fd, struct file *file, int on)
 
 static const struct file_operations hdp_ff_fops = {
 	.owner		= THIS_MODULE,
-	.llseek		= no_llseek,
 	.open		= hdp_ff_open,
 	.release	= hdp_ff_release,
 	.read		= hdp_ff_read,
@@ -171,7 +171,6 @@ MODULE_PARM_DESC(nopoll, "no poll, as dell-smo8800's /dev/freefall");
 
 static const struct file_operations hdp_ff_fops_nopoll = {
 	.owner		= THIS_MODULE,
-	.llseek		= no_llseek,
 	.open		= hdp_ff_open,
 	.release	= hdp_ff_release,
 	.read		= hdp_ff_read,
@@ -212,7 +211,6 @@ static const struct file_operations hdp_ff_fall_fops = {
 	.owner		= THIS_MODULE,
 	.open		= simple_open,
 	.write		= hdp_ff_fall_write,
-	.llseek		= no_llseek,
 };
 
 static int hdp_ff_probe(struct platform_device *pdev)
@@ -240,7 +238,7 @@ static int hdp_ff_probe(struct platform_device *pdev)
 	return 0;
 }
 
-static int hdp_ff_remove(struct platform_device *pdev)
+static void hdp_ff_gone(struct platform_device *pdev)
 {
 	struct hdp_ff *ff = platform_get_drvdata(pdev);
 
@@ -252,8 +250,21 @@ static int hdp_ff_remove(struct platform_device *pdev)
 	spin_unlock(&ff->wait.lock);
 	kill_fasync(&ff->fasync, SIGIO, POLL_HUP);
 	kref_put(&ff->ref, hdp_ff_free);
+}
+
+/* A platform driver's remove returns nothing from 6.11 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static void hdp_ff_remove(struct platform_device *pdev)
+{
+	hdp_ff_gone(pdev);
+}
+#else
+static int hdp_ff_remove(struct platform_device *pdev)
+{
+	hdp_ff_gone(pdev);
 	return 0;
 }
+#endif
 
 static struct platform_driver hdp_ff_driver = {
 	.probe	= hdp_ff_probe,
