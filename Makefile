@@ -47,7 +47,7 @@ GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
 GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches kernel-deb \
-	initramfs-test initramfs-lean guest-bin run check soak check-host bench clean help \
+	initramfs-test initramfs-lean guest-bin run check soak check-host check-deb bench clean help \
 	lib hdpctl examples install stage
 .DEFAULT_GOAL := all
 
@@ -142,6 +142,7 @@ help:
 	@echo "make check            run every test on both bases (TESTS='a b' for some"
 	@echo "                      guest tests, KVER=6.1 or KVER=6.12 for one base)"
 	@echo "make soak             the guest tests' long versions (stress, fuzz, bursts)"
+	@echo "make check-deb        build make kernel-deb's package per base, boot it, run a smoke set"
 	@echo "make bench            benchmarks: hdprotect and mainline kernels side by side, one table"
 	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
 	@echo "make examples         build libhdp's example listener (GLib)"
@@ -161,12 +162,13 @@ kernel-test kernel-lean: kernel-%: deps
 # that configuration (else /boot/config-*, else Debian's linux-config-*),
 # DEB_MODULES=FILE reduces it with localmodconfig (lsmod output, or
 # kernel/config/guest-modules).
-kernel-deb: deps
-	@qemu/kernel-deb $(if $(DEB_CONFIG),--config $(DEB_CONFIG)) $(if $(DEB_MODULES),--modules $(DEB_MODULES))
+kernel-deb:
+	@qemu/deps kernel-deb
+	@qemu/kernel-deb $(if $(DEB_CONFIG),--config "$(abspath $(DEB_CONFIG))") \
+		$(if $(DEB_MODULES),--modules "$(abspath $(DEB_MODULES))")
 
 kernel-tree: deps
-	@qemu/kernel-tree
-	@echo "build/linux: commit your changes there, then 'make export-patches'"
+	@HDP_TREE_HINT=1 qemu/kernel-tree
 
 export-patches:
 	@qemu/export-patches
@@ -195,6 +197,13 @@ check:
 
 soak:
 	@MAKE=$(MAKE) tests/stages soak $(TESTS)
+
+# The packaged distribution-like kernel of each base (KVER for one):
+# make kernel-deb, dpkg-deb, then a smoke set of guest tests booted
+# from the package's files (tests/deb). Not in `make check`: see README.
+check-deb:
+	@qemu/deps all
+	@MAKE=$(MAKE) tests/deb
 
 check-host:
 	@tests/check --host-only

@@ -13,7 +13,14 @@ HDP_LOGS=$HDP_BUILD/logs
 HDP_KVERS="6.12 6.1"
 HDP_KVER=${KVER:-${HDP_KVER:-6.12}}
 case " $HDP_KVERS " in
-*" $HDP_KVER "*) ;;
+*" $HDP_KVER "*)
+	case $HDP_KVER in
+	*[!0-9.]*)
+		echo "error: KVER=$HDP_KVER: one base, one of $HDP_KVERS" >&2
+		exit 2
+		;;
+	esac
+	;;
 *)
 	echo "error: KVER=$HDP_KVER: the series is for $HDP_KVERS" >&2
 	exit 2
@@ -22,7 +29,7 @@ esac
 export HDP_KVER
 HDP_SERIES=$HDP_ROOT/kernel/$HDP_KVER
 HDP_TREE=$HDP_BUILD/linux-$HDP_KVER
-HDP_TARBALL=${HDP_TARBALL:-/usr/src/linux-source-$HDP_KVER.tar.xz}
+HDP_TARBALL=/usr/src/linux-source-$HDP_KVER.tar.xz
 
 # The compiler cache lives outside the repository so that rebuilds, fresh
 # clones and CI reruns on the same machine are fast.
