@@ -66,29 +66,45 @@ hdp-nl --as-uid=65534 listen count=$n timeout=30 ready=/tmp/ev.ready check-seq >
 lpid=$!
 wait_file /tmp/ev.ready || not_ok events-listener-ready "the listener did not subscribe in 10 s: $(cat /tmp/ev.err)"
 
+# answered N: wait for the Nth PARKED event. A park returns before the
+# device answers, and the PARKED event is its answer; an unpark before
+# the answer sends the PARKED after its UNPARKED (the order patch 10
+# describes, which KUnit's stale_answer_tells_of_its_own_park tests),
+# so each park below is answered before the unpark that follows it.
+answered() {
+	wait_line /tmp/ev.out '^event=parked ' "$1" ||
+		not_ok "events-answer-$1" "no answer to park $1 in 10 s: $(grep -c '^event=parked ' /tmp/ev.out) PARKED events"
+}
+
 mkdir $H                                 # added
 echo 1 >$H/enable                        # changed enabled
 echo 2 >$H/timeout                       # changed timeout
 echo 1 >$H/enable                        # no change, no event
 echo 1 >$H/park                          # parked (configfs)
+answered 1
 echo 1 >$H/park                          # renewed
 msleep 1600                              # unparked by the deadline
 hdp-nl park nbe timeout=5000 >/dev/null  # parked (netlink)
+answered 3
 hdp-nl unpark nbe all >/dev/null         # unparked (netlink, every hold)
 hdp-nl unpark nbe all >/dev/null         # not parked: no event
 hdp-nl set nbe method=standby >/dev/null # changed method
 echo 5 >$H/park
+answered 4
 echo 0 >$H/enable                        # unparked by disable, changed
 echo -1 >$U                              # allow unload (not in QEMU's IDENTIFY)
 echo 1000 >$U 2>/dev/null                # unload_heads: refused by QEMU
+answered 5
 echo 0 >$U                               # unparked through unload_heads
 echo -2 >$U
 echo 1 >$H/enable
 echo 5 >$H/park
+answered 6
 rmdir $H                                 # unparked, changed, removed
 mkdir $H                                 # added, then the defaults again
 echo 1 >$H/enable
 echo 5 >$H/park
+answered 7
 nullb_remove nbe                         # unparked and removed: disk gone
 rmdir $H                                 # removed (the item)
 

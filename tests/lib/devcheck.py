@@ -20,21 +20,45 @@ import devtrace
 def read_marks(tlog, guest=False):
     """{name: (begin, end)} in host time (in the guest's clock if GUEST),
     from the `hdp-mark: begin|end NAME` lines of a console.tlog; a missing
-    side is None."""
+    side is None.
+
+    A line's host time is when the host read it, which a busy host can
+    make late: lines the guest printed over a few hundred milliseconds
+    arrive in one read, with one time. A line printed at guest time g was
+    read no earlier than it was printed, and any later line, printed
+    g2 - g after it, was read at h2: so it was printed no later than
+    h2 - (g2 - g). A mark's host time is the least of these and its own."""
     out = {}
     try:
         f = open(tlog, errors="replace")
     except FileNotFoundError:
         return out
+    rows = []
     with f:
         for line in f:
-            m = re.match(r"^(\d+\.\d+) (?:\[\s*(\d+\.\d+)\])?.*"
-                         r"hdp-mark: (begin|end) (\S+)", line)
-            if m and (m.group(2) or not guest):
-                ts = float(m.group(2) if guest else m.group(1))
-                what, name = m.group(3), m.group(4)
-                b, e = out.get(name, (None, None))
-                out[name] = (ts, e) if what == "begin" else (b, ts)
+            m = re.match(r"^(\d+\.\d+) (?:\[\s*(\d+\.\d+)\])?(.*)$", line)
+            if m:
+                rows.append((float(m.group(1)),
+                             float(m.group(2)) if m.group(2) else None,
+                             m.group(3)))
+    # Backwards: the least host - guest offset of this line and the later.
+    offset = None
+    est = [None] * len(rows)
+    for i in range(len(rows) - 1, -1, -1):
+        h, g, _ = rows[i]
+        if g is None:
+            est[i] = h
+            continue
+        offset = h - g if offset is None else min(offset, h - g)
+        est[i] = min(h, g + offset)
+    for i, (h, g, text) in enumerate(rows):
+        m = re.search(r"hdp-mark: (begin|end) (\S+)", text)
+        if not m or (guest and g is None):
+            continue
+        ts = g if guest else est[i]
+        what, name = m.group(1), m.group(2)
+        b, e = out.get(name, (None, None))
+        out[name] = (ts, e) if what == "begin" else (b, ts)
     return out
 
 

@@ -1,0 +1,138 @@
+# Modules that go while a disk is protected. The driver modules under an
+# AHCI disk (ahci, then sd_mod) are removed while its hdprotect item is
+# armed and while it is parked for 20 s: rmmod returns at once, not at
+# the park's end; the item reads gone and every write to it fails with
+# ENODEV; once the module is loaded again, a new item for the disk parks
+# it. While a process waits to write to a parked disk, its open of the
+# disk pins both modules: rmmod is refused, the disk stays parked, and
+# the write completes at the unpark. The hdprotect module's reference
+# count is its items'; the console is searched for kernel reports
+# afterwards, as for every test.
+# A kernel that builds ahci and sd_mod in (make check's test
+# configuration) cannot remove them: those cases are skips that say so,
+# and make check-deb's modular kernel runs them (tests/deb).
+# Cost: about 20 s on the modular kernel, 1 s elsewhere.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok module-unload "modprobe hdprotect failed"; exit 1; }
+
+# refs MODULE: MODULE's reference count in /proc/modules.
+refs() { sed -n "s/^$1 [0-9]* \([0-9]*\) .*/\1/p" /proc/modules; }
+
+# The hdprotect module's reference count is its items' (configfs takes
+# two for each: its subsystem's and the item's).
+d=$(disk ahci0) || { not_ok module-unload "no /dev/hdp/ahci0"; exit 1; }
+d1=$(disk ahci1) || { not_ok module-unload "no /dev/hdp/ahci1"; exit 1; }
+r0=$(refs hdprotect)
+mkdir /config/hdprotect/$d
+r1=$(refs hdprotect)
+mkdir /config/hdprotect/$d1
+r2=$(refs hdprotect)
+if [ "$r1" -gt "$r0" ] && [ $((r2 - r1)) -eq $((r1 - r0)) ]; then
+	ok hdprotect-items-hold-the-module
+else
+	not_ok hdprotect-items-hold-the-module "references $r0, then $r1 and $r2 with one and two items"
+fi
+rmdir /config/hdprotect/$d /config/hdprotect/$d1
+expect_eq hdprotect-item-removal-lets-go "$(refs hdprotect)" "$r0"
+
+# disks_back N: up to 15 s for N sd disks to be there again, with their
+# /dev/hdp links; fails if they did not come.
+disks_back() {
+	_i=0
+	while [ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -lt "$1" ] && [ $_i -lt 150 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	link-disks
+	[ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -ge "$1" ]
+}
+
+# unload_case MODULE STATE: ahci0's item armed (STATE idle) or parked
+# (STATE parked), then rmmod MODULE and modprobe it again.
+unload_case() {
+	n=$1-$2
+	nsd=$(ls -d /sys/block/sd* | wc -l)
+	d=$(disk ahci0) || { not_ok "$n" "no /dev/hdp/ahci0"; return; }
+	H=/config/hdprotect/$d
+	mkdir $H && echo 1 >$H/enable
+	[ "$2" = parked ] && echo 20 >$H/park
+	expect_eq "$n-before-rmmod" "$(cat $H/state)" "$2"
+	t0=$(uptime_ms)
+	if out=$(rmmod "$1" 2>&1); then
+		ok "$n-rmmod"
+	else
+		not_ok "$n-rmmod" "$out"
+	fi
+	t=$(($(uptime_ms) - t0))
+	# The park is 20 s: its end is not what rmmod waited for.
+	if [ $t -lt 10000 ]; then
+		ok "$n-rmmod-returns-at-once"
+	else
+		not_ok "$n-rmmod-returns-at-once" "rmmod $1 took $t ms"
+	fi
+	expect_eq "$n-item-reads-gone" "$(cat $H/state)" gone
+	expect_eq "$n-gone-item-refuses-a-park" "$(try-op write $H/park 1)" ENODEV
+	rmdir $H
+	modprobe "$1" || not_ok "$n-modprobe" "modprobe $1 failed"
+	if ! disks_back "$nsd"; then
+		not_ok "$n-disks-back" "$(ls /sys/block | tr '\n' ' ')after modprobe $1"
+		return
+	fi
+	d=$(disk ahci0) || { not_ok "$n-disks-back" "no /dev/hdp/ahci0 after modprobe $1"; return; }
+	ok "$n-disks-back"
+	H=/config/hdprotect/$d
+	expect_eq "$n-new-item" "$(try-op mkdir $H)" ok
+	echo 1 >$H/enable
+	expect_eq "$n-new-item-parks" "$(try-op write $H/park 1)" ok
+	expect_eq "$n-new-item-parked" "$(cat $H/state)" parked
+	_i=0
+	while [ "$(cat $H/state)" = parked ] && [ $_i -lt 50 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	expect_eq "$n-new-item-park-answered" "$(wait_stat $H parks 1) $(stat_of $H failures)" "1 0"
+	rmdir $H
+}
+
+builtin=
+for m in ahci sd_mod; do
+	grep -q "^$m " /proc/modules || builtin="$builtin $m"
+done
+if [ -n "$builtin" ]; then
+	for c in ahci-idle ahci-parked sd_mod-idle sd_mod-parked held-write-pins-the-modules; do
+		skip "$c" "this kernel builds${builtin} in (make check-deb's modular kernel removes them)"
+	done
+	exit 0
+fi
+
+unload_case ahci idle
+unload_case ahci parked
+unload_case sd_mod idle
+unload_case sd_mod parked
+
+# A write waiting on a parked disk holds the disk open, which pins the
+# disk's driver (sd_mod) and its host's (ahci): neither goes.
+n=held-write-pins-the-modules
+d=$(disk ahci0)
+H=/config/hdprotect/$d
+mkdir $H
+echo 1 >$H/enable
+echo 20 >$H/park
+dd if=/dev/zero of=/dev/$d bs=4096 count=1 seek=300 oflag=direct 2>/dev/null &
+ddpid=$!
+msleep 500
+for m in ahci sd_mod; do
+	if rmmod $m 2>/dev/null; then
+		not_ok "$n-$m-refused" "rmmod $m succeeded under a parked disk's open"
+		modprobe $m
+	else
+		ok "$n-$m-refused"
+	fi
+done
+expect_eq "$n-still-parked" "$(cat $H/state) $(kill -0 $ddpid 2>/dev/null && echo waiting)" "parked waiting"
+echo 0 >$H/park
+wait $ddpid
+expect_eq "$n-write-completes-at-the-unpark" $? 0
+rmdir $H
+disks_back "$(ls -d /sys/block/sd* | wc -l)" >/dev/null
