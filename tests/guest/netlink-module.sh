@@ -15,15 +15,15 @@ mkdir $H
 echo 1 >$H/enable
 echo 20 >$H/park
 if rmmod hdprotect 2>/dev/null; then
-	not_ok module-unload-refused-with-items "rmmod hdprotect succeeded"
+	not_ok hdprotect-unload-refused-with-items "rmmod hdprotect succeeded"
 else
-	expect_eq module-unload-refused-with-items "$(grep -c '^hdprotect ' /proc/modules) $(cat $H/state)" "1 parked"
+	expect_eq hdprotect-unload-refused-with-items "$(grep -c '^hdprotect ' /proc/modules) $(cat $H/state)" "1 parked"
 fi
 rmdir $H
 for d in /config/hdprotect/*; do
 	[ -d "$d" ] && rmdir "$d"
 done
-check module-unloads-without-items rmmod hdprotect
+check hdprotect-unloads-without-items rmmod hdprotect
 # A listing of the families loads nothing.
 expect_eq family-gone-while-unloaded "$(genl ctrl list 2>/dev/null | grep -c 'Name: hdprotect')" 0
 # Resolving the family by name loads the module (its genetlink alias).

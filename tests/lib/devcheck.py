@@ -17,6 +17,11 @@ import sys
 import devtrace
 
 
+# How far after a begin mark (guest seconds) read_marks looks for a line
+# read earlier than the mark's own read time says.
+BEGIN_SLACK = 2.0
+
+
 def read_marks(tlog, guest=False):
     """{name: (begin, end)} in host time (in the guest's clock if GUEST),
     from the `hdp-mark: begin|end NAME` lines of a console.tlog; a missing
@@ -27,7 +32,11 @@ def read_marks(tlog, guest=False):
     arrive in one read, with one time. A line printed at guest time g was
     read no earlier than it was printed, and any later line, printed
     g2 - g after it, was read at h2: so it was printed no later than
-    h2 - (g2 - g). A mark's host time is the least of these and its own."""
+    h2 - (g2 - g). A begin mark's host time is the least of these over
+    the lines printed within BEGIN_SLACK seconds after it (the guest's
+    clock may gain on the host's over longer), and its own read time. An
+    end mark keeps its read time: later only widens the window, and a
+    test's last command may come just before its end mark."""
     out = {}
     try:
         f = open(tlog, errors="replace")
@@ -41,22 +50,22 @@ def read_marks(tlog, guest=False):
                 rows.append((float(m.group(1)),
                              float(m.group(2)) if m.group(2) else None,
                              m.group(3)))
-    # Backwards: the least host - guest offset of this line and the later.
-    offset = None
-    est = [None] * len(rows)
-    for i in range(len(rows) - 1, -1, -1):
-        h, g, _ = rows[i]
-        if g is None:
-            est[i] = h
-            continue
-        offset = h - g if offset is None else min(offset, h - g)
-        est[i] = min(h, g + offset)
     for i, (h, g, text) in enumerate(rows):
         m = re.search(r"hdp-mark: (begin|end) (\S+)", text)
         if not m or (guest and g is None):
             continue
-        ts = g if guest else est[i]
         what, name = m.group(1), m.group(2)
+        if guest:
+            ts = g
+        else:
+            ts = h
+            if what == "begin" and g is not None:
+                for h2, g2, _ in rows[i + 1:]:
+                    if g2 is None:
+                        continue
+                    if g2 - g > BEGIN_SLACK:
+                        break
+                    ts = min(ts, h2 - (g2 - g))
         b, e = out.get(name, (None, None))
         out[name] = (ts, e) if what == "begin" else (b, ts)
     return out
