@@ -11,7 +11,7 @@
 # A kernel that builds ahci and sd_mod in (make check's test
 # configuration, with KASAN, lockdep and kmemleak) cannot remove them:
 # there the same cases unbind the drivers instead (the AHCI controller
-# from ahci, every SCSI disk from sd), the path rmmod takes but for the
+# from ahci, ahci1's SCSI disk from sd), the path rmmod takes but for the
 # module's own memory, and the pinning case is a skip that says so.
 # make check-deb's modular kernel removes the modules (tests/deb).
 # Cost: about 20 s on the modular kernel, 25 s on the test kernel.
@@ -66,11 +66,12 @@ remove() {
 		pci=${pci%%/*}
 		echo "$pci" >/sys/bus/pci/drivers/ahci/unbind
 	else
-		sds=
-		for l in /sys/bus/scsi/drivers/sd/*:*:*:*; do
-			sds="$sds ${l##*/}"
-			echo "${l##*/}" >/sys/bus/scsi/drivers/sd/unbind
-		done
+		# Only the disk's own: on 6.1, a disk that sd was unbound
+		# from and bound to again no longer suspends at runtime,
+		# which protect-pm needs of ahci0.
+		sds=$(readlink -f "/sys/block/$(disk $disk)/device")
+		sds=${sds##*/}
+		echo "$sds" >/sys/bus/scsi/drivers/sd/unbind
 	fi
 }
 restore() {
@@ -85,12 +86,12 @@ restore() {
 	fi
 }
 
-# unload_case MODULE STATE: ahci0's item armed (STATE idle) or parked
-# (STATE parked), then remove MODULE and restore it.
+# unload_case MODULE STATE: the item of the disk $disk armed (STATE
+# idle) or parked (STATE parked), then remove MODULE and restore it.
 unload_case() {
 	n=$1-$how-$2
 	nsd=$(ls -d /sys/block/sd* | wc -l)
-	d=$(disk ahci0) || { not_ok "$n" "no /dev/hdp/ahci0"; return; }
+	d=$(disk $disk) || { not_ok "$n" "no /dev/hdp/$disk"; return; }
 	H=/config/hdprotect/$d
 	mkdir $H && echo 1 >$H/enable
 	[ "$2" = parked ] && echo 20 >$H/park
@@ -120,7 +121,7 @@ unload_case() {
 		not_ok "$n-disks-back" "$(ls /sys/block | tr '\n' ' ')after restoring $1"
 		return
 	fi
-	d=$(disk ahci0) || { not_ok "$n-disks-back" "no /dev/hdp/ahci0 after restoring $1"; return; }
+	d=$(disk $disk) || { not_ok "$n-disks-back" "no /dev/hdp/$disk after restoring $1"; return; }
 	ok "$n-disks-back"
 	H=/config/hdprotect/$d
 	expect_eq "$n-new-item" "$(try-op mkdir $H)" ok
@@ -145,10 +146,15 @@ if [ -n "$builtin" ]; then
 else
 	how=rmmod
 fi
+disk=ahci0
 unload_case ahci idle
 unload_case ahci parked
+# sd's unbind takes ahci1, whose runtime PM no test needs (protect-rebind
+# unbinds it too); rmmod sd_mod takes every disk.
+[ -n "$builtin" ] && disk=ahci1
 unload_case sd_mod idle
 unload_case sd_mod parked
+disk=ahci0
 if [ -n "$builtin" ]; then
 	skip held-write-pins-the-modules "this kernel builds${builtin} in: nothing to pin (make check-deb's modular kernel tests it)"
 	exit 0
