@@ -137,12 +137,14 @@ for d in $disks; do
 	st=$(cat /config/hdprotect/$d/state)
 	[ "$st" = parked ] || not_ok "park-all-$d-parked" "state $st"
 done
-# At once: every park began before any device answered.
+# At once: every park began before nbn, which takes 100 ms, answered.
+# (An emulated ATA disk may answer within a millisecond, before the
+# last park began, on a kernel without debugging aids.)
 ov=$(echo "$fin" | awk '{
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (maxreq == "" || v["request_ns"] > maxreq) maxreq = v["request_ns"]
-	if (mincpl == "" || v["complete_ns"] < mincpl) mincpl = v["complete_ns"]
-} END { print (maxreq < mincpl) ? "overlap" : "apart: last request " maxreq " after first completion " mincpl }')
+	if (v["disk"] == "nbn") slow = v["complete_ns"]
+} END { print (slow != "" && maxreq < slow) ? "overlap" : "apart: last request " maxreq " after nbn answered at " slow }')
 [ "$ov" = overlap ] || echo "$a"
 expect_eq park-all-parks-overlap "$ov" overlap
 expect_eq unpark-all "$(hdp-nl unpark all)" ok
