@@ -168,7 +168,6 @@ echo 0 >/config/nullb/nbc/park_delay_ms
 expect_eq park-two-one-outcome-per-disk "$(wc -l </tmp/o) $(json /tmp/o "$1" result) $(json /tmp/o "$2" result)" "2 0 0"
 r2=$(json /tmp/o "$2" request_ns)
 c1=$(json /tmp/o "$1" complete_ns)
-c2=$(json /tmp/o "$2" complete_ns)
 if [ -n "$r2" ] && [ -n "$c1" ] && [ "$r2" -lt "$c1" ]; then
 	ok park-two-at-once
 else

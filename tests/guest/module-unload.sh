@@ -168,6 +168,7 @@ H=/config/hdprotect/$d
 mkdir $H
 echo 1 >$H/enable
 echo 20 >$H/park
+nsd=$(ls -d /sys/block/sd* | wc -l)
 r0=$(refs sd_mod)
 dd if=/dev/zero of=/dev/$d bs=4096 count=1 seek=300 oflag=direct 2>/dev/null &
 ddpid=$!
@@ -193,4 +194,5 @@ echo 0 >$H/park
 wait $ddpid
 expect_eq "$n-write-completes-at-the-unpark" $? 0
 rmdir $H
-disks_back "$(ls -d /sys/block/sd* | wc -l)" >/dev/null
+# Every disk still there (or back, had an rmmod wrongly succeeded).
+disks_back "$nsd" || not_ok "$n-disks-stay" "$(ls /sys/block | tr '\n' ' ')"
