@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,33 +53,6 @@ const char *conf_level_name(enum detect_level level)
 	}
 }
 
-/* "auto" is NULL; else the words of @v, NULL-terminated. */
-static int parse_list(char *v, char ***out)
-{
-	char **list = NULL, **grown, *w, *save;
-	size_t n = 0;
-
-	if (!strcmp(v, "auto")) {
-		*out = NULL;
-		return 0;
-	}
-	for (w = strtok_r(v, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		grown = realloc(list, (n + 2) * sizeof(*list));
-		if (!grown)
-			goto nomem;
-		list = grown;
-		list[n] = strdup(w);
-		if (!list[n])
-			goto nomem;
-		list[++n] = NULL;
-	}
-	*out = list;
-	return 0;
-nomem:
-	free_list(list);
-	return -ENOMEM;
-}
-
 static int __attribute__((format(printf, 5, 6)))
 bad(char *err, size_t errlen, const char *name, unsigned int line,
     const char *fmt, ...)
@@ -106,11 +80,68 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * A disk: a name from /sys/block (no '/', at most HDP_NAME_MAX bytes) or
+ * the absolute path of its device node. A source: an absolute path, or
+ * an IIO device's name, iio:deviceN.
+ */
+static const char *bad_word(const char *key, const char *w)
+{
+	size_t n;
+
+	if (*w == '/')
+		return strlen(w) < PATH_MAX ? NULL : "is too long a path";
+	if (*key == 'd')
+		return strchr(w, '/') ? "is neither a name from /sys/block nor an absolute path" :
+		       strlen(w) > HDP_NAME_MAX ? "is too long for a disk's name" : NULL;
+	if (strncmp(w, "iio:device", 10))
+		return "is neither an absolute path nor an IIO device's name (iio:deviceN)";
+	n = strspn(w + 10, "0123456789");
+	return n && !w[10 + n] && n < 10 ? NULL : "is not an IIO device's name (iio:deviceN)";
+}
+
+/* "auto" is NULL; else the words of @v, NULL-terminated, each checked. */
+static int parse_list(const char *key, char *v, char ***out, const char *name,
+		      unsigned int line, char *err, size_t errlen)
+{
+	size_t n = 0, max = *key == 'd' ? GUARD_MAX_DISKS : GUARD_MAX_SOURCES;
+	char **list = NULL, **grown, *w, *save;
+	const char *why;
+
+	if (!strcmp(v, "auto")) {
+		*out = NULL;
+		return 0;
+	}
+	for (w = strtok_r(v, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		why = !strcmp(w, "auto") ? "is not alone: 'auto' or names, not both" :
+		      n == max ? "is one too many" : bad_word(key, w);
+		if (why) {
+			free_list(list);
+			return bad(err, errlen, name, line, "%s: '%s' %s%s", key, w, why,
+				   n == max ? (*key == 'd' ? " (at most 64 disks)" :
+					       " (at most 16 sources)") : "");
+		}
+		grown = realloc(list, (n + 2) * sizeof(*list));
+		if (!grown)
+			goto nomem;
+		list = grown;
+		list[n] = strdup(w);
+		if (!list[n])
+			goto nomem;
+		list[++n] = NULL;
+	}
+	*out = list;
+	return 0;
+nomem:
+	free_list(list);
+	return -ENOMEM;
+}
+
 /* One line's "key = value" into @c; 1 if the line is understood. */
 static int parse_line(char *l, struct guard_conf *c, const char *name,
 		      unsigned int n, char *err, size_t errlen)
 {
-	char *key, *v, *eq, **list;
+	char *key, *v, *eq, **list = NULL, *p;
 	int ret;
 
 	eq = strchr(l, '=');
@@ -123,8 +154,13 @@ static int parse_line(char *l, struct guard_conf *c, const char *name,
 	v = trim(eq + 1);
 	if (!*v)
 		return bad(err, errlen, name, n, "%s has no value", key);
+	for (p = v; *p; p++)
+		if ((unsigned char)*p < ' ' && *p != '\t')
+			return bad(err, errlen, name, n,
+				   "%s: its value holds a control character (byte %u)", key,
+				   (unsigned char)*p);
 	if (!strcmp(key, "disks") || !strcmp(key, "sources")) {
-		ret = parse_list(v, &list);
+		ret = parse_list(key, v, &list, name, n, err, errlen);
 		if (ret)
 			return ret;
 		if (*key == 'd') {
@@ -135,10 +171,18 @@ static int parse_line(char *l, struct guard_conf *c, const char *name,
 			c->sources = list;
 		}
 	} else if (!strcmp(key, "timeout")) {
-		if (hdpctl_parse_seconds(v, &c->timeout_ms))
+		unsigned int ms = 0;
+
+		ret = hdpctl_parse_seconds(v, &ms);
+		if (ret == -EINVAL)
 			return bad(err, errlen, name, n,
-				   "timeout '%s' is not a number of seconds (0.001 to 30, at most 3 decimals)",
+				   "timeout '%s' is not a number of seconds (0.5 to 30, at most 3 decimals)",
 				   v);
+		if (ret || ms < GUARD_TIMEOUT_MIN_MS || ms > GUARD_TIMEOUT_MAX_MS)
+			return bad(err, errlen, name, n,
+				   "timeout '%s' is out of range: 0.5 to 30 seconds (a park must outlast a 1 m fall, 0.45 s; the kernel holds a park 30 s at most)",
+				   v);
+		c->timeout_ms = ms;
 	} else if (!strcmp(key, "method")) {
 		if (hdp_method_from_name(v, &c->method))
 			return bad(err, errlen, name, n,

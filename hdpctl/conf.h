@@ -16,8 +16,20 @@
 #include "detect.h"
 
 #define GUARD_CONF_PATH		"/etc/hdprotect.conf"
-/* A park's length after the last motion: see hdpctl(8), timeout. */
+/* A park's length after the last motion: see hdpctl-guard(8), timeout. */
 #define GUARD_DEFAULT_TIMEOUT_MS	2000
+/*
+ * Its limits. A park must outlast a whole fall even when only the fall's
+ * first sample calls for it (/dev/freefall tells of a fall once): a 1 m
+ * drop falls for 0.45 s, so 0.5 s at least; a shorter one would re-park
+ * again and again within one fall. At most the kernel's own limit of a
+ * park's timeout, 30 s (DESIGN: the continuous hold's default cap).
+ */
+#define GUARD_TIMEOUT_MIN_MS		500
+#define GUARD_TIMEOUT_MAX_MS		30000
+/* How many disks and sources a configuration may name. */
+#define GUARD_MAX_DISKS			64
+#define GUARD_MAX_SOURCES		16
 
 /**
  * struct guard_conf - what the guard protects, and how
@@ -50,8 +62,12 @@ void conf_defaults(struct guard_conf *conf);
  * @err: where to write what is wrong: the file, the line and the fix
  * @errlen: its size
  *
- * Return: 0; -EINVAL for a line that is not understood, with @err;
- * -ENOMEM.
+ * Every value is checked here, against hdpctl-guard(8)'s limits: a
+ * timeout out of range, "auto" beside names, a disk or source that can
+ * be no such thing, too many of them, control characters.
+ *
+ * Return: 0; -EINVAL for a line that is not understood or a value out
+ * of range, with @err; -ENOMEM.
  */
 int conf_parse(FILE *f, const char *name, struct guard_conf *conf,
 	       char *err, size_t errlen);

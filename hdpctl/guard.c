@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <pthread.h>
 #include <linux/netlink.h>
 #include <sched.h>
 #include <signal.h>
@@ -50,8 +52,8 @@
 #include "guard.h"
 #include "source.h"
 
-#define MAX_SOURCES	16
-#define MAX_DISKS	64
+#define MAX_SOURCES	GUARD_MAX_SOURCES
+#define MAX_DISKS	GUARD_MAX_DISKS
 /*
  * A park that goes on is renewed at most every 100 ms: often enough that
  * it never ends during a motion (a timeout is 1 ms at the very least, but
@@ -83,7 +85,7 @@ struct guard {
 	struct hdp_ctx *ctx;		/* requests: parks, items */
 	struct hdp_ctx *mon;		/* the kernel's events */
 	int ep, sfd, uev, tfd, ftfd, rfd, wfd;
-	bool journal;			/* stderr goes to the journal */
+	struct logq *log;
 	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
 	/* bumped when a slot is freed: an event of the closed fd still
 	 * queued in the same epoll batch is not the new source's */
@@ -93,6 +95,7 @@ struct guard {
 	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
 	size_t ndisks;
 	bool kernel_missing;		/* hdprotect is not loaded */
+	unsigned int refused;		/* disks the kernel refused to set up */
 	/* the park in progress */
 	bool parked;
 	uint64_t park_start_ns, last_request_ns, park_end_ns;
@@ -100,6 +103,9 @@ struct guard {
 	uint64_t last_failure_ns;
 	bool stop;
 	bool failed;			/* the loop broke: exit 1 */
+	bool status_dirty;		/* STATUS= to tell systemd again */
+	char status[600];		/* the last told */
+	bool watchdog;			/* systemd's WatchdogSec= is on */
 };
 
 /* The kernel's message of the last request, or "" if it gave none. */
@@ -118,6 +124,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A sample's time (SOURCE_CLOCK) on CLOCK_MONOTONIC, the kernel's. */
+static uint64_t sample_to_mono(uint64_t t)
+{
+	uint64_t boot = source_now_ns(), mono = now_ns();
+
+	return t + mono > boot ? t + mono - boot : 0;
+}
+
 /* A timerfd that fires every @ns from now, or never (@ns 0). */
 static void set_periodic(int fd, uint64_t ns)
 {
@@ -131,41 +145,195 @@ static void set_periodic(int fd, uint64_t ns)
 }
 
 /*
- * One line on stderr, written at once: with a syslog priority prefix
- * when stderr is the journal (systemd sets JOURNAL_STREAM), without
- * waiting for it, else after "hdpctl guard: ".
+ * The log. The loop never writes stderr itself: a journal that is slow
+ * to take a line, or a pipe nobody reads, would stop it in the middle of
+ * a fall. glog() puts each line in a ring (LOG_RING bytes) and a thread of
+ * ordinary priority writes them out, blocking as it must. A line that
+ * finds the ring full is dropped and counted, and the writer says how
+ * many were lost once it catches up. Its mutex inherits priority: the
+ * writer holds it only to copy lines out, never while it writes.
+ */
+#define LOG_RING	(64 * 1024)
+#define LOG_LINE	1024
+#define LOG_EXIT_S	2
+
+struct logq {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char ring[LOG_RING];
+	size_t head, tail;		/* free-running: used = head - tail */
+	unsigned long dropped;
+	bool journal;			/* stderr is the journal's stream */
+	bool running, stop;
+	pthread_t thread;
+};
+
+/* Write all of @buf to stderr, waiting as needed (the writer's thread). */
+static void write_all(const char *buf, size_t n)
+{
+	ssize_t r;
+
+	while (n) {
+		r = write(STDERR_FILENO, buf, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		buf += r;
+		n -= (size_t)r;
+	}
+}
+
+static void *log_writer(void *arg)
+{
+	struct logq *q = arg;
+	char out[LOG_LINE * 4], note[128];
+	unsigned long dropped;
+	size_t n, k;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (q->head == q->tail && !q->dropped && !q->stop)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->head == q->tail && !q->dropped)
+			break;
+		n = q->head - q->tail;
+		if (n > sizeof(out))
+			n = sizeof(out);
+		for (k = 0; k < n; k++)
+			out[k] = q->ring[(q->tail + k) % LOG_RING];
+		q->tail += n;
+		dropped = q->head == q->tail ? q->dropped : 0;
+		q->dropped -= dropped;
+		pthread_mutex_unlock(&q->mu);
+		write_all(out, n);
+		if (dropped) {
+			k = (size_t)snprintf(note, sizeof(note),
+					     "%s%lu log line%s lost: stderr was not read fast enough\n",
+					     q->journal ? "<4>" : "hdpctl guard: ", dropped,
+					     dropped == 1 ? "" : "s");
+			write_all(note, k);
+		}
+		pthread_mutex_lock(&q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+static int log_start(struct logq *q)
+{
+	pthread_mutexattr_t ma;
+	pthread_attr_t attr;
+	sigset_t all, was;
+	int ret;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	ret = pthread_mutex_init(&q->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	if (ret)
+		return -ret;
+	pthread_cond_init(&q->cv, NULL);
+	/* A small stack: the guard locks all its memory. */
+	ret = pthread_attr_init(&attr);
+	if (!ret)
+		ret = pthread_attr_setstacksize(&attr, 64 * 1024 + sizeof(((struct logq *)0)->ring) / 8);
+	/* Signals are the loop's (its signalfd): the writer blocks them all. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	if (!ret) {
+		ret = pthread_create(&q->thread, &attr, log_writer, q);
+		pthread_attr_destroy(&attr);
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	q->running = !ret;
+	return -ret;
+}
+
+/* Every line queued is written before this returns. */
+static void log_stop(struct logq *q)
+{
+	if (!q->running)
+		return;
+	struct timespec ts;
+
+	pthread_mutex_lock(&q->mu);
+	q->stop = true;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	/*
+	 * A writer stuck in write() (a pipe nobody reads, a journal that
+	 * waits for a disk) does not keep the guard from exiting: after
+	 * LOG_EXIT_S the rest of the log is lost, and said so on stderr
+	 * without waiting.
+	 */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += LOG_EXIT_S;
+	if (pthread_timedjoin_np(q->thread, NULL, &ts)) {
+		static const char lost[] = "hdpctl guard: stderr is not read: the last lines are lost\n";
+
+		fcntl(STDERR_FILENO, F_SETFL, fcntl(STDERR_FILENO, F_GETFL) | O_NONBLOCK);
+		if (write(STDERR_FILENO, lost, sizeof(lost) - 1) < 0)
+			(void)0;
+		return;		/* the process exits; the thread with it */
+	}
+	q->running = false;
+}
+
+/*
+ * One line: with a syslog priority prefix when stderr is the journal
+ * (systemd's JOURNAL_STREAM names stderr's device and inode), else
+ * after "hdpctl guard: ". Queued for the writer, never waited for.
  */
 static void __attribute__((format(printf, 3, 4)))
 glog(const struct guard *g, int prio, const char *fmt, ...)
 {
-	char buf[1024];
+	struct logq *q = g->log;
+	char msg[LOG_LINE], buf[LOG_LINE];
 	va_list ap;
-	ssize_t r;
+	size_t k;
 	int n;
 
 	if (prio == LOG_DEBUG && !g->opts->verbose)
 		return;
-	n = g->journal ? snprintf(buf, sizeof(buf), "<%d>", prio) :
+	n = q->journal ? snprintf(buf, sizeof(buf), "<%d>", prio) :
 	    snprintf(buf, sizeof(buf), "hdpctl guard: ");
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/*
+	 * Devices' names are escaped where they are read; this is for every
+	 * other string (a path from a uevent, a kernel's message): a line is
+	 * one line, whose priority is ours.
+	 */
+	source_escape(buf + n, sizeof(buf) - n - 1, msg, false);
 	n = (int)strlen(buf);
 	buf[n++] = '\n';
-	/*
-	 * The journal's stream is a socket: a line it has no room for is
-	 * dropped rather than keep the real-time loop from the next fall
-	 * (a part sent is ended, so that the next line is not glued on).
-	 */
-	if (g->journal) {
-		r = send(STDERR_FILENO, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r > 0 && r < n)
-			r = send(STDERR_FILENO, buf + r, n - r, MSG_NOSIGNAL);
-		if (r >= 0 || errno != ENOTSOCK)
-			return;
-	}
-	if (write(STDERR_FILENO, buf, n) < 0)
+	if (!q->running) {
+		write_all(buf, (size_t)n);
 		return;
+	}
+	pthread_mutex_lock(&q->mu);
+	if (LOG_RING - (q->head - q->tail) < (size_t)n) {
+		q->dropped++;
+	} else {
+		for (k = 0; k < (size_t)n; k++)
+			q->ring[(q->head + k) % LOG_RING] = buf[k];
+		q->head += (size_t)n;
+	}
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* Whether stderr is the stream systemd's JOURNAL_STREAM names. */
+static bool stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 &&
+	       !fstat(STDERR_FILENO, &st) && st.st_dev == dev && st.st_ino == ino;
 }
 
 /* Tell systemd (Type=notify) how things are, if it asked. */
@@ -185,7 +353,8 @@ static void notify(const char *msg)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0)
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa,
+		   len) < 0)
 		(void)0;
 	close(fd);
 }
@@ -333,6 +502,8 @@ static void protect_disk(struct guard *g, const char *name, const char *spec,
 	if (!ret || ret == -EEXIST)
 		ret = hdp_set(g->ctx, name, &set);
 	if (ret) {
+		if (ret != -ENODEV)
+			g->refused++;
 		if (!quiet || !is_protected(g, name))
 			glog(g, LOG_WARNING, "%s: cannot protect it: %s%s%s%s", name,
 			     hdp_strerror(ret), *kmsg(g->ctx) ? " (" : "",
@@ -371,7 +542,7 @@ static size_t setup_disks(struct guard *g, bool quiet, bool rescan)
 		return 1;
 	g->kernel_missing = false;
 	if (!rescan)
-		g->missing = 0;
+		g->missing = g->refused = 0;
 	if (g->conf.disks) {
 		for (i = 0; g->conf.disks[i]; i++) {
 			bit = i < 64 ? 1ull << i : 0;
@@ -482,6 +653,45 @@ static void disks_text(const struct guard *g, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", g->disks[i]);
 }
 
+/*
+ * The unit's STATUS=, as systemctl status shows it: what is protected and
+ * with which sensors, or why nothing is. Told when it changes.
+ */
+static void update_status(struct guard *g)
+{
+	char disks[256], srcs[256] = "", msg[600];
+	size_t i, n = 0, ok = 0, len = 0;
+
+	g->status_dirty = false;
+	disks_text(g, disks, sizeof(disks));
+	for (i = 0; i < MAX_SOURCES; i++) {
+		const struct source *src = &g->src[i];
+
+		if (src->fd < 0)
+			continue;
+		n++;
+		if (src->aside_until_ns || src->det.fault || src->silent_told || src->errors)
+			continue;
+		ok++;
+		if (len < sizeof(srcs))
+			len += (size_t)snprintf(srcs + len, sizeof(srcs) - len, "%s%s",
+						len ? " " : "", src->path);
+	}
+	if (!g->ndisks)
+		snprintf(msg, sizeof(msg), "STATUS=no disk protected yet (%s)",
+			 g->kernel_missing ? "waiting for hdprotect" : "waiting for the disks named");
+	else if (!ok)
+		snprintf(msg, sizeof(msg), "STATUS=%s NOT guarded: %s", disks,
+			 n ? "no accelerometer reads as it should (see the log)" :
+			 "no accelerometer; waiting for one");
+	else
+		snprintf(msg, sizeof(msg), "STATUS=protecting %s with %s", disks, srcs);
+	if (strcmp(msg, g->status)) {
+		snprintf(g->status, sizeof(g->status), "%s", msg);
+		notify(msg);
+	}
+}
+
 /* ---- parks ---- */
 
 static void arm_timer(struct guard *g, uint64_t at_ns)
@@ -517,7 +727,7 @@ static void park(struct guard *g, const struct source *src,
 {
 	char why[PATH_MAX + 256], names[512];
 	struct hdp_outcome **out;
-	uint64_t t = now_ns(), at = 0;
+	uint64_t t = now_ns(), at = 0, st = sample_to_mono(s->t_ns);
 	size_t i;
 	int ret;
 
@@ -562,9 +772,9 @@ static void park(struct guard *g, const struct source *src,
 	g->renewals = 0;
 	/* The kernel's time of the park command, against the sample's. */
 	glog(g, LOG_NOTICE, "park: %s; parked %s, park command %.2f ms after the sample at %llu.%06llu s",
-	     why, names, at > s->t_ns ? (at - s->t_ns) / 1e6 : 0.0,
-	     (unsigned long long)(s->t_ns / 1000000000ull),
-	     (unsigned long long)(s->t_ns % 1000000000ull / 1000));
+	     why, names, at > st ? (at - st) / 1e6 : 0.0,
+	     (unsigned long long)(st / 1000000000ull),
+	     (unsigned long long)(st % 1000000000ull / 1000));
 }
 
 /*
@@ -602,14 +812,124 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
 		     src->path, src->name, hz);
 }
 
+/*
+ * No source holds the disks for long, whatever it reads. A fall lasts
+ * under half a second from any desk, and its impact and bounces settle
+ * within one; a laptop that tumbles down a flight of stairs is still
+ * within a few seconds. A source that keeps calling for parks is a stuck
+ * or broken sensor, or a forged one (a uinput device named in the
+ * configuration), and would hold every disk's I/O as long as it likes.
+ * Each source has a bucket of park time: each call adds the time it
+ * extends the park by (since its last call, at most the park's
+ * timeout), and the bucket drains at one second in LEAK (6) of time that
+ * passes. A bucket that reaches HOLD_NS (10 s: twelve seconds of calls
+ * without a pause) sets the source aside for ASIDE_NS, with a warning;
+ * it is read again after. So a source parks the disks for at most a
+ * sixth of the time over any long stretch, and pauses do not refill
+ * its allowance at once. Times are the guard's own (CLOCK_MONOTONIC, at
+ * receipt), not the samples'. The kernel has its own cap on a hold:
+ * 30 s by default.
+ */
+#define HOLD_NS		(10 * 1000000000ull)
+#define LEAK		6
+#define ASIDE_NS	(60 * 1000000000ull)
+
+/* A call for a park from @src at @t: false if it must be set aside. */
+static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
+{
+	uint64_t since = src->last_call_ns && t > src->last_call_ns ? t - src->last_call_ns : 0;
+	uint64_t leak = since / LEAK, add = g->conf.timeout_ms * 1000000ull;
+
+	if (!src->last_call_ns)
+		since = add;
+	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
+	src->bucket_ns += since < add ? since : add;
+	src->last_call_ns = t;
+	if (src->bucket_ns < HOLD_NS)
+		return true;
+	src->bucket_ns = 0;
+	src->last_call_ns = 0;
+	src->aside_until_ns = t + ASIDE_NS;
+	g->status_dirty = true;
+	glog(g, LOG_WARNING,
+	     "%s (%s) has called for parks for too long (%llu s of parks within %llu s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, the disks unpark when their park ends",
+	     src->path, src->name, HOLD_NS / 1000000000ull, HOLD_NS * LEAK / (LEAK - 1) / 1000000000ull,
+	     ASIDE_NS / 1000000000ull);
+	return false;
+}
+
+/* The detector's view of the sensor changed: say so, and act on it. */
+static void fault_changed(struct guard *g, struct source *src, const struct sample *s)
+{
+	double a = sqrt(s->x * s->x + s->y * s->y + s->z * s->z);
+	enum detect_fault f = src->det.fault;
+
+	if (f == DETECT_FAULT_NONE) {
+		glog(g, LOG_NOTICE, "%s (%s) reads %.2f g again: parks on it again", src->path,
+		     src->name, a);
+	} else if (f == DETECT_FAULT_FALL) {
+		glog(g, LOG_WARNING,
+		     "%s (%s) has read %.2f g for %u s: no fall lasts that long (a 20 m drop); a stuck sensor? no park on it until it reads more",
+		     src->path, src->name, a, DETECT_STUCK_MS / 1000);
+	} else {
+		glog(g, LOG_WARNING,
+		     "%s (%s) has read %.2f g for %u ms: no impact lasts that long; a broken or mis-scaled sensor? no park on it until it reads near 1 g%s",
+		     src->path, src->name, a, DETECT_SHOCK_MAX_MS,
+		     src->scale_learned && src->counts_per_g ?
+		     "; its scale, learned from gravity, is learned again" : "");
+		if (source_relearn(src))
+			detect_init(&src->det, g->conf.level);
+	}
+	src->fault_told = src->det.fault;
+	g->status_dirty = true;
+}
+
+/* A sample (the device's, or its last repeated): detect, and park. */
+static void feed(struct guard *g, struct source *src, const struct sample *s)
+{
+	enum detect_cause cause;
+
+	if (src->aside_until_ns) {
+		if (now_ns() < src->aside_until_ns)
+			return;
+		src->aside_until_ns = 0;
+		g->status_dirty = true;
+		detect_init(&src->det, g->conf.level);
+		detect_set_range(&src->det, src->full_scale_g);
+		glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
+		     src->name, ASIDE_NS / 1000000000ull);
+	}
+	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
+	if (src->det.fault != src->fault_told)
+		fault_changed(g, src, s);
+	if (cause == DETECT_NONE || !hold_allowed(g, src, now_ns()))
+		return;
+	park(g, src, s, cause);
+}
+
 static void on_sample(struct source *src, const struct sample *s, void *data)
 {
 	struct guard *g = data;
-	enum detect_cause cause;
 	bool was = src->det.in_fall;
 
+	src->last_sample_ns = now_ns();
+	if (src->silent_told && (src->kind == SOURCE_IIO_BUFFER ||
+				 src->last[0] != s->x || src->last[1] != s->y || src->last[2] != s->z)) {
+		src->silent_told = false;
+		g->status_dirty = true;
+		glog(g, LOG_NOTICE, "%s (%s) sends samples again", src->path, src->name);
+	}
+	if (src->last[0] != s->x || src->last[1] != s->y || src->last[2] != s->z)
+		src->same_since_ns = src->last_sample_ns;
 	if (s->hw_fall) {
-		park(g, src, s, DETECT_FREE_FALL);
+		if (src->aside_until_ns && now_ns() >= src->aside_until_ns) {
+			src->aside_until_ns = 0;
+			g->status_dirty = true;
+			glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
+			     src->name, ASIDE_NS / 1000000000ull);
+		}
+		if (!src->aside_until_ns && hold_allowed(g, src, now_ns()))
+			park(g, src, s, DETECT_FREE_FALL);
 		return;
 	}
 	if (src->kind == SOURCE_IIO_BUFFER && !src->rate_told)
@@ -617,20 +937,23 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	src->last[0] = s->x;
 	src->last[1] = s->y;
 	src->last[2] = s->z;
-	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
-	if (cause != DETECT_NONE)
-		park(g, src, s, cause);
+	feed(g, src, s);
 	if (src->det.in_fall && !was && src->kind == SOURCE_EVDEV)
 		set_periodic(g->ftfd, FALL_TICK_NS);
 }
 
 static void source_gone(struct guard *g, size_t i, int err);
 
+/*
+ * An input device in a fall that sent nothing for one and a half of its
+ * own intervals (interval_ns) read the same since: its last sample is
+ * taken again. Not sooner: a polled sensor's one low sample must not
+ * count as a fall that lasts until its next.
+ */
 static void on_fall_timer(struct guard *g)
 {
 	struct sample s = { 0 };
-	enum detect_cause cause;
-	uint64_t ticks;
+	uint64_t ticks, quiet;
 	bool any = false;
 	size_t i;
 	int ret;
@@ -641,7 +964,8 @@ static void on_fall_timer(struct guard *g)
 		struct source *src = &g->src[i];
 
 		/* The other kinds send every sample, at their own rate. */
-		if (src->fd < 0 || !src->det.in_fall || src->kind != SOURCE_EVDEV)
+		if (src->fd < 0 || !src->det.in_fall || src->det.fault ||
+		    src->aside_until_ns || src->kind != SOURCE_EVDEV)
 			continue;
 		/* Its queued samples first: the detector's clock only goes on. */
 		ret = source_read(src, on_sample, g);
@@ -649,16 +973,17 @@ static void on_fall_timer(struct guard *g)
 			source_gone(g, i, ret);
 			continue;
 		}
-		if (!src->det.in_fall)
+		if (!src->det.in_fall || src->det.fault)
 			continue;
-		s.t_ns = now_ns();
+		any = true;
+		s.t_ns = source_now_ns();
+		quiet = (src->interval_ns ? src->interval_ns : FALL_TICK_NS) * 3 / 2;
+		if (s.t_ns < src->last_event_ns + quiet)
+			continue;
 		s.x = src->last[0];
 		s.y = src->last[1];
 		s.z = src->last[2];
-		cause = detect_sample(&src->det, s.t_ns, s.x, s.y, s.z);
-		if (cause != DETECT_NONE)
-			park(g, src, &s, cause);
-		any |= src->det.in_fall;
+		feed(g, src, &s);
 	}
 	if (!any)
 		set_periodic(g->ftfd, 0);
@@ -716,9 +1041,45 @@ static bool source_is_open(const struct guard *g, const char *path)
 
 static void close_source(struct guard *g, size_t i)
 {
+	g->status_dirty = true;
 	epoll_ctl(g->ep, EPOLL_CTL_DEL, g->src[i].fd, NULL);
 	source_close(&g->src[i]);
 	g->src_gen[i]++;
+}
+
+/*
+ * Liveness. A source that streams (an IIO buffer, polled raw files, a
+ * position file) and sent no sample for SILENT_NS, or a polled one that
+ * read exactly the same for FROZEN_NS (a sensor's noise moves its last
+ * bits), protects nothing: said once, and again when it comes back. An
+ * input device sends only values that changed, and /dev/freefall only
+ * falls: their silence says nothing.
+ */
+#define SILENT_NS	(2000 * 1000000ull)
+#define FROZEN_NS	(30000 * 1000000ull)
+
+static void watch_liveness(struct guard *g, struct source *src)
+{
+	uint64_t t = now_ns();
+
+	if (src->silent_told || src->aside_until_ns || src->errors || !src->last_sample_ns)
+		return;
+	if (src->kind == SOURCE_IIO_BUFFER || src->kind == SOURCE_IIO ||
+	    src->kind == SOURCE_POSITION) {
+		if (t - src->last_sample_ns > SILENT_NS) {
+			glog(g, LOG_WARNING,
+			     "%s (%s) has sent no sample for %llu s (its trigger stopped?): no fall can be seen on it until it does",
+			     src->path, src->name, SILENT_NS / 1000000000ull);
+			src->silent_told = true;
+		} else if (src->kind != SOURCE_IIO_BUFFER && src->same_since_ns &&
+			   t - src->same_since_ns > FROZEN_NS) {
+			glog(g, LOG_WARNING,
+			     "%s (%s) has read exactly the same for %llu s: frozen? a fall may not be seen on it",
+			     src->path, src->name, FROZEN_NS / 1000000000ull);
+			src->silent_told = true;
+		}
+		g->status_dirty |= src->silent_told;
+	}
 }
 
 /*
@@ -734,11 +1095,17 @@ static void on_watch(struct guard *g)
 {
 	char path[PATH_MAX];
 	uint64_t ticks;
-	bool any = false, named;
+	bool named;
 	size_t i;
 
 	if (read(g->wfd, &ticks, sizeof(ticks)) < 0)
 		(void)0;
+	if (g->watchdog)
+		notify("WATCHDOG=1");
+	update_status(g);
+	for (i = 0; i < MAX_SOURCES; i++)
+		if (g->src[i].fd >= 0)
+			watch_liveness(g, &g->src[i]);
 	for (i = 0; i < MAX_SOURCES; i++) {
 		if (g->src[i].fd < 0 || !source_taken_over(&g->src[i]))
 			continue;
@@ -753,10 +1120,6 @@ static void on_watch(struct guard *g)
 			glog(g, LOG_ERR, "%s: no longer read%s", path, nr_sources(g, false) ? "" :
 			     ": no accelerometer left; waiting for one to appear");
 	}
-	for (i = 0; i < MAX_SOURCES; i++)
-		any |= g->src[i].fd >= 0 && g->src[i].kind == SOURCE_IIO_BUFFER;
-	if (!any)
-		set_periodic(g->wfd, 0);
 }
 
 /* Open one source; @named: the configuration names it. */
@@ -791,6 +1154,7 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 		return;
 	}
 	detect_init(&s.det, g->conf.level);
+	detect_set_range(&s.det, s.full_scale_g);
 	g->src[i] = s;
 	ev.data.u64 = TAG_SOURCE + i + ((uint64_t)g->src_gen[i] << 32);
 	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
@@ -804,8 +1168,7 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 	}
 	if (*why)
 		glog(g, LOG_INFO, "%s", why);
-	if (s.kind == SOURCE_IIO_BUFFER)
-		set_periodic(g->wfd, WATCH_NS);
+	g->status_dirty = true;
 	if (s.kind == SOURCE_FREEFALL)
 		snprintf(scale, sizeof(scale), "the hardware's decision");
 	else if (s.kind == SOURCE_IIO || s.kind == SOURCE_IIO_BUFFER)
@@ -814,6 +1177,9 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 		snprintf(scale, sizeof(scale), "%g counts per g", s.counts_per_g);
 	else
 		snprintf(scale, sizeof(scale), "scale learned from gravity");
+	if (s.full_scale_g)
+		snprintf(scale + strlen(scale), sizeof(scale) - strlen(scale), ", +-%.1f g",
+			 s.full_scale_g);
 	glog(g, LOG_NOTICE, "reading %s (%s, %s, %s), sensitivity %s", s.path, s.name,
 	     source_kind_name(s.kind), scale, conf_level_name(g->conf.level));
 	if (s.poll_was_ms)
@@ -863,15 +1229,74 @@ static void source_gone(struct guard *g, size_t i, int err)
 	close_source(g, i);
 }
 
+/*
+ * A read that failed, but not because the device went away (an I2C
+ * transfer that timed out, an EIO of a busy bus): the source stays. A
+ * polled one is read again after RETRY_MIN_NS, twice as long after each
+ * failure in a row, up to RETRY_MAX_NS; one with its own device node is
+ * closed after READ_TRIES failures in a row (its fd would wake the loop
+ * for ever). Said at the first failure and when it reads again.
+ */
+#define RETRY_MIN_NS	(100 * 1000000ull)
+#define RETRY_MAX_NS	(5000 * 1000000ull)
+#define READ_TRIES	8
+
+static void read_failed(struct guard *g, struct source *src, int err)
+{
+	uint64_t wait = RETRY_MIN_NS << (src->errors < 6 ? src->errors : 6);
+
+	if (!src->errors++)
+		glog(g, LOG_WARNING, "%s (%s): cannot read it (%s): trying again, less often while it fails",
+		     src->path, src->name, strerror(-err));
+	src->retry_ns = now_ns() + (wait < RETRY_MAX_NS ? wait : RETRY_MAX_NS);
+	g->status_dirty = true;
+}
+
 static void on_source(struct guard *g, size_t i)
 {
 	struct source *src = &g->src[i];
 	int ret;
 
+	/* A polled source that failed waits for its retry. */
+	if (src->retry_ns && (src->kind == SOURCE_IIO || src->kind == SOURCE_POSITION)) {
+		if (now_ns() < src->retry_ns) {
+			uint64_t ticks;
+
+			if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+				(void)0;
+			return;
+		}
+		src->retry_ns = 0;
+	}
 	ret = source_read(src, on_sample, g);
+	if (ret && ret != -ENODEV && (src->kind == SOURCE_IIO || src->kind == SOURCE_POSITION ||
+				      src->errors < READ_TRIES)) {
+		read_failed(g, src, ret);
+		return;
+	}
 	if (ret) {
 		source_gone(g, i, ret);
 		return;
+	}
+	if (src->errors) {
+		glog(g, LOG_NOTICE, "%s (%s) reads again, after %u failed read%s", src->path,
+		     src->name, src->errors, src->errors == 1 ? "" : "s");
+		src->errors = 0;
+		g->status_dirty = true;
+	}
+	if (src->learned) {
+		src->learned = false;
+		detect_set_range(&src->det, src->full_scale_g);
+		if (src->full_scale_g)
+			glog(g, LOG_NOTICE, "%s (%s): scale learned from gravity: %.1f counts per g (a range of +-%.1f g)",
+			     src->path, src->name, src->counts_per_g, src->full_scale_g);
+		else
+			glog(g, LOG_NOTICE, "%s (%s): scale learned from gravity: %.1f counts per g",
+			     src->path, src->name, src->counts_per_g);
+	}
+	if (*src->scale_note) {
+		glog(g, LOG_WARNING, "%s (%s): %s", src->path, src->name, src->scale_note);
+		*src->scale_note = '\0';
 	}
 	if (src->slowed) {
 		src->slowed = false;
@@ -912,7 +1337,7 @@ static int open_uevents(void)
 static void on_uevent(struct guard *g)
 {
 	char buf[4096], path[PATH_MAX];
-	const char *action, *subsystem, *devname, *devtype, *p;
+	const char *action, *subsystem, *devname, *devtype, *devpath, *p;
 	struct sockaddr_nl sa;
 	socklen_t salen;
 	ssize_t n;
@@ -925,7 +1350,7 @@ static void on_uevent(struct guard *g)
 		if (sa.nl_pid)		/* only the kernel's own */
 			continue;
 		buf[n] = '\0';
-		action = subsystem = devname = devtype = "";
+		action = subsystem = devname = devtype = devpath = "";
 		for (p = buf; p < buf + n; p += strlen(p) + 1) {
 			if (!strncmp(p, "ACTION=", 7))
 				action = p + 7;
@@ -935,6 +1360,8 @@ static void on_uevent(struct guard *g)
 				devname = p + 8;
 			else if (!strncmp(p, "DEVTYPE=", 8))
 				devtype = p + 8;
+			else if (!strncmp(p, "DEVPATH=", 8))
+				devpath = p + 8;
 		}
 		if (!*devname || (strcmp(action, "add") && strcmp(action, "remove")))
 			continue;
@@ -949,6 +1376,10 @@ static void on_uevent(struct guard *g)
 		}
 		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
 			setup_all_disks(g, true);
+		} else if (!g->conf.sources && !strncmp(devpath, "/devices/virtual/", 17) &&
+			   strcmp(subsystem, "misc")) {
+			/* auto: a virtual device is no sensor; not even opened */
+			continue;
 		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
 			snprintf(path, sizeof(path), "/dev/%s", devname);
 			open_sources(g, path, false);
@@ -1069,8 +1500,10 @@ static void reload(struct guard *g)
 	for (i = 0; i < MAX_SOURCES; i++) {
 		if (g->src[i].fd < 0)
 			continue;
-		if (same_sources)
+		if (same_sources) {
 			detect_init(&g->src[i].det, g->conf.level);
+			detect_set_range(&g->src[i].det, g->src[i].full_scale_g);
+		}
 		else
 			close_source(g, i);
 	}
@@ -1232,12 +1665,15 @@ static void loop(struct guard *g)
 				break;
 			}
 		}
+		if (g->status_dirty)
+			update_status(g);
 	}
 }
 
 static int start(struct guard *g)
 {
-	char text[512], msg[600];
+	char text[512];
+	const char *env;
 	int fd, ret;
 
 	ret = hdp_new(&g->ctx);
@@ -1290,6 +1726,12 @@ static int start(struct guard *g)
 		return EXIT_FAILURE;
 	}
 	setup_all_disks(g, false);
+	/* Disks there, that the kernel would not set up: a failure to start. */
+	if (!g->ndisks && g->refused && !g->rescans) {
+		glog(g, LOG_ERR, "no disk could be protected (why is said above): stopping");
+		notify("STATUS=no disk could be protected");
+		return EXIT_FAILURE;
+	}
 	if (!g->ndisks && !g->kernel_missing && !g->rescans) {
 		glog(g, LOG_NOTICE, "no disk to protect%s",
 		     g->conf.disks ? " of the configuration is present" :
@@ -1297,11 +1739,17 @@ static int start(struct guard *g)
 		notify("READY=1\nSTATUS=no disk to protect");
 		return EXIT_SUCCESS;
 	}
+	notify("READY=1");
+	update_status(g);
+	/*
+	 * Every second: the sources' liveness, the IIO buffers' owners,
+	 * STATUS=, and systemd's watchdog (WatchdogSec= of 2 s or more),
+	 * which a loop that stopped no longer pings.
+	 */
+	env = getenv("WATCHDOG_PID");
+	g->watchdog = getenv("WATCHDOG_USEC") && (!env || atol(env) == (long)getpid());
+	set_periodic(g->wfd, WATCH_NS);
 	disks_text(g, text, sizeof(text));
-	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=protecting %s with %zu accelerometer%s",
-		 *text ? text : "no disk yet", nr_sources(g, false),
-		 nr_sources(g, false) == 1 ? "" : "s");
-	notify(msg);
 	glog(g, LOG_NOTICE, "guarding %s", *text ? text : g->kernel_missing ?
 	     "no disk yet (waiting for hdprotect)" : "no disk yet (waiting for the named disks)");
 	loop(g);
@@ -1313,17 +1761,27 @@ int guard_main(const struct guard_opts *opts)
 	struct guard g = {
 		.opts = opts,
 		.ep = -1, .sfd = -1, .uev = -1, .tfd = -1, .ftfd = -1, .rfd = -1, .wfd = -1,
-		.journal = getenv("JOURNAL_STREAM") != NULL,
 	};
 	char err[PATH_MAX + 256];
 	size_t i;
 	int rc;
 
+	g.log = calloc(1, sizeof(*g.log));
+	if (!g.log) {
+		fprintf(stderr, "hdpctl guard: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	g.log->journal = stderr_is_journal();
+	/* --check writes to stdout, and waits for nothing in a fall. */
+	if (!opts->check && log_start(g.log))
+		glog(&g, LOG_WARNING, "no thread for its log: a stalled stderr may delay a park");
 	for (i = 0; i < MAX_SOURCES; i++)
 		g.src[i].fd = g.src[i].data_fd = -1;
 	conf_defaults(&g.conf);
 	if (conf_load(opts->config, &g.conf, err, sizeof(err))) {
 		glog(&g, LOG_ERR, "%s", err);
+		log_stop(g.log);
+		free(g.log);
 		return 1;
 	}
 	rc = opts->check ? check(&g) : start(&g);
@@ -1347,5 +1805,7 @@ int guard_main(const struct guard_opts *opts)
 	if (g.wfd >= 0)
 		close(g.wfd);
 	conf_free(&g.conf);
+	log_stop(g.log);
+	free(g.log);
 	return rc;
 }

@@ -16,7 +16,7 @@
  * IIO accelerometers: through the buffer (/dev/iio:deviceN) when the device
  * has a trigger (trigger/current_trigger: its driver's own, or one the
  * administrator set, such as an hrtimer trigger made in configfs), with
- * CLOCK_MONOTONIC timestamps; else in_accel_{x,y,z}_raw read at
+ * CLOCK_BOOTTIME timestamps; else in_accel_{x,y,z}_raw read at
  * SOURCE_POLL_HZ. Either way times in_accel_scale (m/s^2 per count).
  *
  * /dev/freefall (lis3lv02d, dell-smo8800): a read returns one byte, how
@@ -98,11 +98,46 @@ const char *source_kind_name(enum source_kind kind)
 	}
 }
 
-static uint64_t now_ns(void)
+void source_escape(char *out, size_t len, const char *in, bool backslash)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t n = 0;
+
+	if (!len)
+		return;
+	for (; *p; p++) {
+		if (*p == '\\' && backslash) {
+			if (n + 2 >= len)
+				break;
+			out[n++] = '\\';
+			out[n++] = '\\';
+		} else if (*p >= ' ' && *p < 0x7f) {
+			if (n + 1 >= len)
+				break;
+			out[n++] = (char)*p;
+		} else {
+			if (n + 4 >= len)
+				break;
+			n += (size_t)snprintf(out + n, len - n, "\\x%02x", *p);
+		}
+	}
+	out[n] = '\0';
+}
+
+/* A device's name, made printable in place (source_escape()). */
+static void escape_name(char *name, size_t len)
+{
+	char buf[sizeof(((struct source *)0)->name)];
+
+	source_escape(buf, len < sizeof(buf) ? len : sizeof(buf), name, true);
+	snprintf(name, len, "%s", buf);
+}
+
+uint64_t source_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(SOURCE_CLOCK, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -226,14 +261,62 @@ static unsigned int set_poll(const char *path, unsigned int ms)
 	return was;
 }
 
+/*
+ * Accelerometers' ranges go from +-1.5 g to +-16 g (the LIS3LV02DL's and
+ * LIS302DL's +-2 g to the BMA's and LIS3DH's +-16 g): a scale learned at
+ * rest that makes the axes' range anything else was learned from a
+ * sensor that was not at rest, or that read wrong. It is learned again.
+ */
+#define SOURCE_RANGE_MIN_G	1.5
+#define SOURCE_RANGE_MAX_G	16
+
+/*
+ * Where a device is in sysfs (@sys: its directory, or a character
+ * device's /sys/dev/char link): a virtual device (uinput's, IIO's dummy)
+ * is made by a program, not by a sensor, and any user who may write
+ * /dev/uinput can make one that claims to be an accelerometer; a USB or
+ * Bluetooth device (a game controller, a sensor on a cable) moves
+ * without the disk.
+ */
+enum where { WHERE_BUILT_IN, WHERE_VIRTUAL, WHERE_USB, WHERE_BLUETOOTH, WHERE_UNKNOWN };
+
+static enum where device_where(const char *sys)
+{
+	char real[PATH_MAX];
+	const char *p;
+
+	if (!realpath(sys, real))
+		return WHERE_UNKNOWN;
+	if (!strncmp(real, "/sys/devices/virtual/", 21))
+		return WHERE_VIRTUAL;
+	for (p = strchr(real, '/'); p; p = strchr(p + 1, '/')) {
+		/* a USB bus (usb1) or device (1-2, 1-2.3), a HID device on Bluetooth */
+		if (!strncmp(p, "/usb", 4) && p[4] >= '0' && p[4] <= '9')
+			return WHERE_USB;
+		if (!strncmp(p, "/0005:", 6))
+			return WHERE_BLUETOOTH;
+	}
+	return WHERE_BUILT_IN;
+}
+
+static const char *const where_text[] = {
+	[WHERE_VIRTUAL] = "a virtual device (made by a program, such as a uinput device, not by a sensor): read only when the configuration's sources name it",
+	[WHERE_USB] = "the motion sensor of a USB device, which moves without the disk: ignored",
+	[WHERE_BLUETOOTH] = "the motion sensor of a Bluetooth device, which moves without the disk: ignored",
+	[WHERE_UNKNOWN] = "a device whose place in sysfs cannot be read: read only when the configuration's sources name it",
+};
+
 static int open_evdev(const char *path, unsigned int flags, struct source *src,
 		      char *why, size_t whylen)
 {
+	char sys[64];
+	struct stat st;
+	enum where w;
 	unsigned long props[BIT_WORDS(INPUT_PROP_CNT)] = { 0 };
 	unsigned long abs[BIT_WORDS(ABS_CNT)] = { 0 };
 	struct input_absinfo ai;
 	struct input_id id;
-	int clk = CLOCK_MONOTONIC;
+	int clk = SOURCE_CLOCK;
 	bool accel;
 	size_t i;
 	int fd, a;
@@ -257,17 +340,32 @@ static int open_evdev(const char *path, unsigned int flags, struct source *src,
 			src->counts_per_g = legacy_names[i].counts_per_g;
 		}
 	}
+	escape_name(src->name, sizeof(src->name));
 	if (!accel) {
 		snprintf(why, whylen, "%s (%s) is not an accelerometer%s", path,
 			 src->name, (flags & SOURCE_NAMED) ? " (no INPUT_PROP_ACCELEROMETER)" : "");
 		goto notty;
 	}
-	if (id.bustype == BUS_USB || id.bustype == BUS_BLUETOOTH) {
+	/*
+	 * Named, any device is read: an administrator knows a sensor hub
+	 * on an internal USB port (some convertibles have one).
+	 */
+	if ((id.bustype == BUS_USB || id.bustype == BUS_BLUETOOTH) && !(flags & SOURCE_NAMED)) {
 		snprintf(why, whylen,
 			 "%s (%s) is the motion sensor of a %s device, which moves without the disk: ignored",
 			 path, src->name, id.bustype == BUS_USB ? "USB" : "Bluetooth");
 		close(fd);
 		return -EPERM;
+	}
+	if (!fstat(fd, &st)) {
+		snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		w = (flags & SOURCE_NAMED) ? WHERE_BUILT_IN : device_where(sys);
+		if (w != WHERE_BUILT_IN) {
+			snprintf(why, whylen, "%s (%s) is %s", path, src->name, where_text[w]);
+			close(fd);
+			return -EPERM;
+		}
 	}
 	if (!TEST_BIT(ABS_X, abs) || !TEST_BIT(ABS_Y, abs) || !TEST_BIT(ABS_Z, abs)) {
 		snprintf(why, whylen,
@@ -284,9 +382,23 @@ static int open_evdev(const char *path, unsigned int flags, struct source *src,
 		src->raw[a] = ai.value;
 		if (a == 0 && ai.resolution > 0)
 			src->counts_per_g = ai.resolution;
+		if (ai.maximum > src->abs_max)
+			src->abs_max = ai.maximum;
+		if (ai.minimum < 0 && -(int64_t)ai.minimum > src->abs_max)
+			src->abs_max = ai.minimum == INT32_MIN ? INT32_MAX : -ai.minimum;
 	}
-	/* Sample times on the clock of the park's times. */
-	ioctl(fd, EVIOCSCLOCKID, &clk);
+	src->scale_learned = !src->counts_per_g;
+	if (src->counts_per_g && src->abs_max)
+		src->full_scale_g = src->abs_max / src->counts_per_g;
+	/* A range no accelerometer has says nothing: no clipping, no limit. */
+	if (src->full_scale_g < SOURCE_RANGE_MIN_G || src->full_scale_g > SOURCE_RANGE_MAX_G)
+		src->full_scale_g = 0;
+	/*
+	 * Sample times on SOURCE_CLOCK; a kernel that cannot (before 3.x
+	 * had no CLOCK_BOOTTIME for input) gives CLOCK_REALTIME, which
+	 * jumps: the guard times those samples itself as it reads them.
+	 */
+	src->stamp_on_read = ioctl(fd, EVIOCSCLOCKID, &clk) < 0;
 	if (!(flags & SOURCE_PROBE))
 		src->poll_was_ms = set_poll(path, 0);
 	src->kind = SOURCE_EVDEV;
@@ -381,7 +493,7 @@ static int iio_scan_only_ours(const char *dir)
  * is left as it is. Held, the buffer is the guard's: off, every scan
  * element but x, y, z and the timestamp off, those four on, a watermark
  * of one record (each sample wakes the loop), timestamps on
- * CLOCK_MONOTONIC, on. The records' layout comes from the scan elements
+ * CLOCK_BOOTTIME (SOURCE_CLOCK), on. The records' layout comes from the scan elements
  * (each element aligned to its size, in the order of its index). With
  * @probe nothing is opened or changed: 0 says the buffer would be used.
  * Return: the buffer's fd, or a negative errno (-ENOENT: no trigger);
@@ -439,8 +551,8 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 		ret = iio_set(dir, "buffer/length", buf);
 	iio_set(dir, "buffer/watermark", "1");
 	/* The clock cannot change while an event fd is open: leave it if right. */
-	if (!ret && iio_is(dir, "current_timestamp_clock", "monotonic") != 1)
-		ret = iio_set(dir, "current_timestamp_clock", "monotonic");
+	if (!ret && iio_is(dir, "current_timestamp_clock", "boottime") != 1)
+		ret = iio_set(dir, "current_timestamp_clock", "boottime");
 	if (!ret)
 		ret = iio_set(dir, "buffer/enable", "1");
 	if (!ret)
@@ -455,6 +567,7 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 {
 	char dir[PATH_MAX], file[PATH_MAX + 32], buf[64];
 	const char *base;
+	enum where w;
 	double scale;
 	int fd;
 
@@ -466,6 +579,7 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	snprintf(file, sizeof(file), "%s/name", dir);
 	if (read_text(file, src->name, sizeof(src->name)))
 		snprintf(src->name, sizeof(src->name), "%s", base);
+	escape_name(src->name, sizeof(src->name));
 	snprintf(file, sizeof(file), "%s/in_accel_scale", dir);
 	if (read_text(file, buf, sizeof(buf))) {
 		snprintf(file, sizeof(file), "%s/in_accel_x_scale", dir);
@@ -495,11 +609,21 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 			 dir, src->name);
 		return -EPERM;
 	}
+	w = (flags & SOURCE_NAMED) ? WHERE_BUILT_IN : device_where(dir);
+	if (w != WHERE_BUILT_IN) {
+		snprintf(why, whylen, "%s (%s) is %s", dir, src->name, where_text[w]);
+		return -EPERM;
+	}
 	snprintf(src->path, sizeof(src->path), "%s", dir);
 	src->iio_scale_g = scale / STANDARD_GRAVITY;
 	src->counts_per_g = 1;
 	fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
 	if (fd >= 0) {
+		/* Its range: what the sample's bits can hold, times the scale. */
+		if (src->scan[0].bits >= 2 && src->scan[0].bits <= 32)
+			src->full_scale_g = ldexp(1.0, (int)src->scan[0].bits -
+						       (src->scan[0].is_signed ? 1 : 0)) *
+					    src->iio_scale_g;
 		src->kind = SOURCE_IIO_BUFFER;
 		src->fd = (flags & SOURCE_PROBE) ? -1 : fd;
 		return 0;
@@ -552,6 +676,7 @@ static int open_position(const char *path, struct source *src, char *why,
 	snprintf(src->name, sizeof(src->name), "%s position", strstr(path, "lis3lv02d") ?
 		 "lis3lv02d" : strstr(path, "applesmc") ? "applesmc" : "driver");
 	src->counts_per_g = strstr(path, "lis3lv02d") ? 1000 : 0;
+	src->scale_learned = !src->counts_per_g;
 	src->kind = SOURCE_POSITION;
 	src->fd = fd;
 	return 0;
@@ -638,6 +763,32 @@ void source_close(struct source *src)
 	src->fd = src->data_fd = -1;
 }
 
+
+static void learned(struct source *src, double cpg)
+{
+	double fs = src->abs_max ? src->abs_max / cpg : 0;
+
+	if (src->abs_max && (fs < SOURCE_RANGE_MIN_G || fs > SOURCE_RANGE_MAX_G)) {
+		snprintf(src->scale_note, sizeof(src->scale_note),
+			 "learned %.1f counts per g at rest, which would make its range +-%.2f g (an accelerometer's is +-1.5 to +-16 g): learning it again",
+			 cpg, fs);
+		return;
+	}
+	src->counts_per_g = cpg;
+	src->full_scale_g = fs;
+	src->learned = true;
+}
+
+bool source_relearn(struct source *src)
+{
+	if (!src->scale_learned || !src->counts_per_g)
+		return false;
+	src->counts_per_g = 0;
+	src->full_scale_g = 0;
+	src->cal_n = 0;
+	return true;
+}
+
 /*
  * Counts to g, or learn the scale from gravity; 1 if @s is a sample. The
  * scale is the mean |a| of SOURCE_CALIBRATION_SAMPLES samples in a row
@@ -667,7 +818,7 @@ static bool scale_sample(struct source *src, uint64_t t, struct sample *s)
 		src->cal_sum += a;
 		if (++src->cal_n == SOURCE_CALIBRATION_SAMPLES) {
 			if (src->cal_sum > 0)
-				src->counts_per_g = src->cal_sum / src->cal_n;
+				learned(src, src->cal_sum / src->cal_n);
 			src->cal_n = 0;
 		}
 		return false;
@@ -681,11 +832,38 @@ static bool scale_sample(struct source *src, uint64_t t, struct sample *s)
 	return true;
 }
 
+/*
+ * An input device sends a sample only when a value changed: its rate is
+ * the shortest time between two samples, over windows of
+ * SOURCE_INTERVAL_WINDOW samples (the last whole window's, so that it
+ * follows a rate that changes).
+ */
+#define SOURCE_INTERVAL_WINDOW	64
+
+static void measure_interval(struct source *src, uint64_t t)
+{
+	uint64_t gap;
+
+	if (src->last_event_ns && t > src->last_event_ns) {
+		gap = t - src->last_event_ns;
+		if (!src->gap_n || gap < src->gap_min)
+			src->gap_min = gap;
+		if (!src->interval_ns || gap < src->interval_ns)
+			src->interval_ns = gap;
+		if (++src->gap_n == SOURCE_INTERVAL_WINDOW) {
+			src->interval_ns = src->gap_min;
+			src->gap_n = 0;
+		}
+	}
+	src->last_event_ns = t;
+}
+
 static int read_evdev(struct source *src, sample_fn fn, void *data)
 {
 	struct input_event ev[64];
 	struct input_absinfo ai;
 	struct sample s;
+	uint64_t t;
 	ssize_t n;
 	size_t i;
 	bool dropped = false;
@@ -708,8 +886,11 @@ static int read_evdev(struct source *src, sample_fn fn, void *data)
 							src->raw[a] = ai.value;
 					dropped = false;
 				}
-				if (scale_sample(src, (uint64_t)ev[i].input_event_sec * 1000000000ull +
-						 (uint64_t)ev[i].input_event_usec * 1000, &s))
+				t = src->stamp_on_read ? source_now_ns() :
+				    (uint64_t)ev[i].input_event_sec * 1000000000ull +
+				    (uint64_t)ev[i].input_event_usec * 1000;
+				measure_interval(src, t);
+				if (scale_sample(src, t, &s))
 					fn(src, &s, data);
 			}
 		}
@@ -726,7 +907,7 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 
 	if (read(src->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return -errno;
-	t = now_ns();
+	t = source_now_ns();
 	if (src->kind == SOURCE_IIO) {
 		for (a = 0; a < 3; a++) {
 			snprintf(file, sizeof(file), "%s/in_accel_%c_raw", src->path, axis[a]);
@@ -735,7 +916,7 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 				return ret == -ENOENT ? -ENODEV : ret;
 			src->raw[a] = (int32_t)strtol(buf, NULL, 10);
 		}
-		slow_down(src, now_ns() - t);
+		slow_down(src, source_now_ns() - t);
 		s = (struct sample){
 			.t_ns = t,
 			.x = src->raw[0] * src->iio_scale_g,
@@ -748,7 +929,7 @@ static int read_polled(struct source *src, sample_fn fn, void *data)
 	ret = read_text(src->path, buf, sizeof(buf));
 	if (ret)
 		return ret == -ENOENT ? -ENODEV : ret;
-	slow_down(src, now_ns() - t);
+	slow_down(src, source_now_ns() - t);
 	if (sscanf(buf, "(%d,%d,%d)", &src->raw[0], &src->raw[1], &src->raw[2]) != 3)
 		return -EIO;
 	if (scale_sample(src, t, &s))
@@ -908,7 +1089,7 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 			return errno == EAGAIN ? 0 : -errno;
 		if (v >= FREEFALL_GONE)
 			return -ENODEV;
-		s.t_ns = now_ns();
+		s.t_ns = source_now_ns();
 		fn(src, &s, data);
 		return 0;
 	}
@@ -918,7 +1099,7 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 			return -ENODEV;
 		if (n < 0)
 			return errno == EAGAIN ? 0 : errno == ENODEV ? -ENODEV : -errno;
-		s.t_ns = now_ns();
+		s.t_ns = source_now_ns();
 		fn(src, &s, data);
 	}
 }
@@ -934,7 +1115,7 @@ bool source_taken_over(const struct source *src)
 	if (!iio_is(src->path, "buffer/enable", "1") || iio_is(src->path, "trigger/current_trigger", "") == 1)
 		return true;
 	/* Switched off, changed and on again within a second: not ours. */
-	if (!iio_is(src->path, "current_timestamp_clock", "monotonic"))
+	if (!iio_is(src->path, "current_timestamp_clock", "boottime"))
 		return true;
 	for (i = 0; i < 4; i++) {
 		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);

@@ -66,6 +66,32 @@ enum source_kind {
  * @rate_t0: the time of a buffer's first sample
  * @rate_n: how many samples since (its rate, told once after a second)
  * @rate_told: whether it was
+ * @scale_learned: @counts_per_g is learned from gravity (it may be
+ *	learned again: source_relearn())
+ * @stamp_on_read: an input device whose events cannot be timed on
+ *	SOURCE_CLOCK: timed as they are read
+ * @learned: a scale was just learned (the guard says so, and clears it)
+ * @scale_note: why a learned scale was thrown away (the guard says so,
+ *	and empties it)
+ * @abs_max: the largest count an axis can read (its range), 0 if unknown
+ * @full_scale_g: the same in g, 0 while unknown
+ * @last_event_ns: the time of its last sample (of the device's own)
+ * @interval_ns: the shortest time between two of its samples lately:
+ *	its rate, for an input device that sends only what changed
+ * @gap_min: the shortest gap of the window being measured
+ * @gap_n: how many gaps it has
+ * @bucket_ns: the park time its calls bought lately (the guard's limit)
+ * @last_call_ns: its last call for a park (CLOCK_MONOTONIC)
+ * @aside_until_ns: set aside (its samples ignored) until then
+ *	(CLOCK_MONOTONIC), or 0
+ * @fault_told: the detector's fault the guard said last
+ * @last_sample_ns: when (CLOCK_MONOTONIC) its last sample came, for the
+ *	guard's liveness watch
+ * @same_since_ns: when a polled source's raw values last changed
+ * @silent_told: the guard said it sends nothing, or the same, and not yet
+ *	that it sends again
+ * @errors: failed reads in a row
+ * @retry_ns: a polled source that failed is read again from then on
  * @thread: a freefall source's reader, where the device cannot be polled
  *	(then @fd is an eventfd the thread writes, @data_fd the device)
  * @stop: tells @thread to end
@@ -96,13 +122,35 @@ struct source {
 	uint64_t rate_t0;
 	unsigned int rate_n;
 	bool rate_told;
+	bool scale_learned, learned, stamp_on_read;
+	char scale_note[160];
+	int32_t abs_max;
+	double full_scale_g;
+	uint64_t last_event_ns, interval_ns, gap_min;
+	unsigned int gap_n;
+	uint64_t bucket_ns, last_call_ns, aside_until_ns;
+	enum detect_fault fault_told;
+	uint64_t last_sample_ns, same_since_ns;
+	bool silent_told;
+	unsigned int errors;
+	uint64_t retry_ns;
 	pthread_t thread;
 	atomic_bool stop;
 };
 
+/*
+ * The clock of every sample: CLOCK_BOOTTIME, which goes on through a
+ * suspend, so that a detector sees the suspend as a gap between samples
+ * (a lid closed at one angle and opened at another is no tilt).
+ */
+#define SOURCE_CLOCK	CLOCK_BOOTTIME
+
+/* The time now on SOURCE_CLOCK, in ns. */
+uint64_t source_now_ns(void);
+
 /* One sample, or the hardware's free-fall decision (@hw_fall). */
 struct sample {
-	uint64_t t_ns;		/* CLOCK_MONOTONIC */
+	uint64_t t_ns;		/* SOURCE_CLOCK */
 	double x, y, z;		/* g */
 	bool hw_fall;
 };
@@ -158,6 +206,15 @@ bool source_taken_over(const struct source *src);
 int source_thread(struct source *src);
 
 /**
+ * source_relearn() - learn a source's scale from gravity again
+ * @src: an open source
+ *
+ * Return: true if its scale was learned, and is to be learned again;
+ * false if it comes from the device (then nothing changes).
+ */
+bool source_relearn(struct source *src);
+
+/**
  * source_read() - take what is ready
  * @src: the source whose fd is readable
  * @fn: called for each sample (in g) or free-fall decision
@@ -181,5 +238,22 @@ int source_candidates(char ***paths);
 void source_paths_free(char **paths);
 
 const char *source_kind_name(enum source_kind kind);
+
+/**
+ * source_escape() - a device's string, safe to print and to log
+ * @out: where to write it, always terminated
+ * @len: its size
+ * @in: the string (a device's name comes from its driver, or from
+ *	whoever made a uinput device)
+ * @backslash: also write a backslash as \\, so that a name holding the
+ *	text "\x0a" reads apart from one holding a newline (for a device's
+ *	string; not for a line of text that holds escaped names already)
+ *
+ * Every byte that is not printable ASCII (control characters, DEL, and
+ * any byte of 128 or more) becomes \xNN, so that no name can end a log
+ * line, start one with a priority of its own, or move a terminal's
+ * cursor. What does not fit is cut at a whole escape.
+ */
+void source_escape(char *out, size_t len, const char *in, bool backslash);
 
 #endif /* HDPCTL_SOURCE_H */

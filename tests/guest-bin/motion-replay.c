@@ -12,6 +12,9 @@
  *                     0: none, as legacy drivers)
  *   --counts-per-g N  the scale of the values written (default: the
  *                     resolution, or 1024)
+ *   --range G         the axes' range, +-G g (their absinfo's minimum and
+ *                     maximum; default 64): values beyond are clipped, as
+ *                     a sensor's are
  *   --rate HZ         resample each trace to HZ (a driver's rate; default:
  *                     the trace's own)
  *   --seconds S       play at most S seconds of each trace
@@ -70,6 +73,7 @@ struct opts {
 	int bus;
 	int resolution;
 	double counts_per_g;
+	double range;
 	double rate;
 	double seconds;
 	double settle;
@@ -234,6 +238,10 @@ static int emit(const struct sink *k, const double v[3])
 		ev[a].type = EV_ABS;
 		ev[a].code = ABS_X + a;
 		ev[a].value = (int)lround(v[a] * cpg);
+		if (ev[a].value > k->max)
+			ev[a].value = k->max;
+		if (ev[a].value < -k->max)
+			ev[a].value = -k->max;
 	}
 	ev[3].type = EV_SYN;
 	ev[3].code = SYN_REPORT;
@@ -302,8 +310,8 @@ static int create(const struct opts *o)
 	for (a = 0; a < 3; a++) {
 		ioctl(fd, UI_SET_ABSBIT, ABS_X + a);
 		abs.code = ABS_X + a;
-		abs.absinfo.minimum = -(int)(o->counts_per_g * 64);
-		abs.absinfo.maximum = (int)(o->counts_per_g * 64);
+		abs.absinfo.minimum = -(int)(o->counts_per_g * o->range);
+		abs.absinfo.maximum = (int)(o->counts_per_g * o->range);
 		abs.absinfo.resolution = o->resolution;
 		if (ioctl(fd, UI_ABS_SETUP, &abs)) {
 			perror("motion-replay: UI_ABS_SETUP");
@@ -388,7 +396,8 @@ static uint64_t loop(const struct sink *k, struct trace *tr, int ntr,
 static void usage(void)
 {
 	fputs("usage: motion-replay [--name N] [--no-prop] [--bus B] [--resolution N]\n"
-	      "       [--counts-per-g N] [--rate HZ] [--seconds S] [--settle S] [--gap S]\n"
+	      "       [--counts-per-g N] [--range G] [--rate HZ] [--seconds S] [--settle S]\n"
+	      "       [--gap S]\n"
 	      "       [--wait-file F] [--i2c CHIP [--i2c-bus N] [--i2c-addr A]]\n"
 	      "       [--loop S [--seed N]]\n"
 	      "       [--mark PREFIX] TRACE...\n", stderr);
@@ -405,11 +414,12 @@ int main(int argc, char **argv)
 		{ "gap", 1, NULL, 'g' }, { "mark", 1, NULL, 'm' },
 		{ "wait-file", 1, NULL, 'w' }, { "i2c", 1, NULL, 'i' },
 		{ "i2c-bus", 1, NULL, 'B' }, { "i2c-addr", 1, NULL, 'A' },
-		{ "loop", 1, NULL, 'L' }, { "seed", 1, NULL, 'E' }, { 0 },
+		{ "loop", 1, NULL, 'L' }, { "seed", 1, NULL, 'E' },
+		{ "range", 1, NULL, 'G' }, { 0 },
 	};
 	struct opts o = {
 		.name = "hdprotect motion replay", .prop = true, .bus = BUS_I2C,
-		.resolution = 1024, .settle = 1, .i2c_addr = 0x1d, .seed = 1,
+		.resolution = 1024, .settle = 1, .i2c_addr = 0x1d, .seed = 1, .range = 64,
 	};
 	struct sink k = { .fd = -1, .reg = -1 };
 	struct trace *tr;
@@ -440,6 +450,7 @@ int main(int argc, char **argv)
 		case 'A': o.i2c_addr = (int)strtol(optarg, NULL, 0); break;
 		case 'L': o.loop = atof(optarg); break;
 		case 'E': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'G': o.range = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -461,6 +472,7 @@ int main(int argc, char **argv)
 	} else {
 		k.fd = create(&o);
 		k.cpg = o.counts_per_g;
+		k.max = (int)(o.counts_per_g * o.range);
 		if (k.fd < 0)
 			return 1;
 	}

@@ -4,7 +4,10 @@
 # in the window of each fall, after the fall began, and no park command in
 # the windows of the traces that are no fall. Here, from the guard's own
 # log: a machine without accelerometer, a game controller's sensor
-# refused, one park per fall and none else, the accelerometer removed
+# refused, a uinput accelerometer that auto passes over and that the
+# configuration must name (every replay below is named), its name escaped
+# in the log, --check and the journal's stream, one park per fall and none
+# else, the accelerometer removed
 # (no spinning) and another one found, SIGHUP with a bad and a good
 # configuration, a disk added after the start, hdprotect unloaded and
 # loaded again, and hdprotect missing at the start.
@@ -43,6 +46,11 @@ traces() {
 	for t; do echo "$M/$t.trace"; done
 }
 
+# dev_of NAME: the event device of replay NAME.
+dev_of() {
+	sed -n 's/^device //p' "/tmp/replay-$1.out"
+}
+
 # --- no accelerometer, and a game controller's sensor ---
 printf 'disks = auto\n' >/tmp/guard.conf
 hdpctl guard -c /tmp/guard.conf >$L 2>&1
@@ -64,9 +72,55 @@ else
 fi
 expect_eq no-accelerometer-touches-no-disk "$(ls /config/hdprotect)" ""
 
+# --- a uinput accelerometer: any user allowed /dev/uinput can make one ---
+replay virt --settle 0 --seconds 0.1 $M/lift.trace
+hdpctl guard -c /tmp/guard.conf >$L 2>&1
+st=$?
+touch /tmp/go-virt
+wait $RPID
+if [ $st = 0 ] && grep -q "$(dev_of virt) (hdprotect motion replay) is a virtual device (made by a program, such as a uinput device, not by a sensor): read only when the configuration's sources name it" $L &&
+	grep -q 'no accelerometer found' $L; then
+	ok auto-passes-over-a-uinput-accelerometer
+else
+	not_ok auto-passes-over-a-uinput-accelerometer "exit $st: $(cat $L)"
+fi
+
+# --- a device's name cannot forge a log line, a priority or a terminal's escape ---
+EVIL="$(printf 'evil\n<0>forged emergency \033[2J')"
+replay evil --name "$EVIL" --settle 0 --seconds 0.1 $M/lift.trace
+printf 'disks = /dev/hdp/ahci0\nsources = %s\n' "$(dev_of evil)" >/tmp/guard-evil.conf
+hdpctl guard --check -c /tmp/guard-evil.conf >/tmp/guard-evil.check 2>&1
+if grep -q "^source: $(dev_of evil) (evil\\\\x0a<0>forged emergency \\\\x1b\[2J, input)$" /tmp/guard-evil.check &&
+	! grep -q '^<0>' /tmp/guard-evil.check && ! grep -q "$(printf '\033')" /tmp/guard-evil.check; then
+	ok check-escapes-a-devices-name
+else
+	not_ok check-escapes-a-devices-name "$(cat -v /tmp/guard-evil.check)"
+fi
+# As systemd runs it: stderr the journal's stream (JOURNAL_STREAM names it).
+: >$L
+JOURNAL_STREAM=$(stat -c '%d:%i' $L) hdpctl guard -c /tmp/guard-evil.conf >>$L 2>&1 &
+GPID=$!
+if wait_line $L '^<5>reading '; then
+	ok journal-guard-reads-the-named-uinput-device
+else
+	not_ok journal-guard-reads-the-named-uinput-device "$(cat -v $L)"
+fi
+stop_guard journal-guard-stops $GPID $L
+touch /tmp/go-evil
+wait $RPID
+if grep -q '^<5>reading .*(evil\\x0a<0>forged emergency \\x1b\[2J, input' $L &&
+	! grep -q '^<[0-3]>' $L && ! grep -q "$(printf '\033')" $L; then
+	ok journal-line-escapes-a-devices-name
+else
+	not_ok journal-line-escapes-a-devices-name "$(cat -v $L)"
+fi
+remove_items
+
 # --- the falls: one park each ---
-printf 'disks = auto\ntimeout = 1\n' >/tmp/guard.conf
 replay falls --mark guard --seconds "$(by_mode 2 0)" --gap 1.5 --settle 0.5 $(traces $FALLS)
+# Every replay below gets this device again (evdev's lowest free minor).
+EV=$(dev_of falls)
+printf 'disks = auto\ntimeout = 1\nsources = %s\n' "$EV" >/tmp/guard.conf
 hdpctl guard -c /tmp/guard.conf -v >$L 2>&1 &
 GPID=$!
 if wait_line $L '^hdpctl guard: guarding '; then
@@ -113,10 +167,10 @@ fi
 
 # --- another accelerometer; the motions that are no fall ---
 replay calm --mark guard --seconds "$(by_mode 4 0)" --gap 0.5 --settle 0.5 $(traces $CALM)
-if wait_line $L '^hdpctl guard: reading ' 2; then
+if [ "$(dev_of calm)" = "$EV" ] && wait_line $L '^hdpctl guard: reading ' 2; then
 	ok guard-finds-an-accelerometer-added-later
 else
-	not_ok guard-finds-an-accelerometer-added-later "$(cat $L)"
+	not_ok guard-finds-an-accelerometer-added-later "$(dev_of calm), named $EV: $(cat $L)"
 fi
 touch /tmp/go-calm
 wait $RPID
@@ -146,7 +200,8 @@ fi
 # The new one names a link that udev would make (here, the test) after
 # the disk appears, and leaves ahci1 and piix0 out: they are disabled.
 LINK=/dev/disk/by-id/hdp-test-nullb0
-printf 'disks = /dev/hdp/ahci0 %s # comes later\ntimeout = 2\nsensitivity = high\n' $LINK >/tmp/guard.conf
+printf 'disks = /dev/hdp/ahci0 %s # comes later\ntimeout = 2\nsensitivity = high\nsources = %s\n' \
+	$LINK "$EV" >/tmp/guard.conf
 kill -HUP $GPID
 wait_line $L 'reload: /tmp/guard.conf read'
 if wait_line $L "$LINK: No such file or directory; it is protected when it appears" &&
@@ -206,7 +261,7 @@ remove_items
 rmmod hdprotect
 mp=$(cat /proc/sys/kernel/modprobe)
 echo /bin/false >/proc/sys/kernel/modprobe
-printf 'disks = nullb0\n' >/tmp/guard.conf
+printf 'disks = nullb0\nsources = %s\n' "$EV" >/tmp/guard.conf
 replay late --settle 0.3 --seconds 2 $M/drop-30cm.trace
 hdpctl guard -c /tmp/guard.conf >$L 2>&1 &
 GPID=$!

@@ -81,14 +81,42 @@ int main(void)
 		    &c, err, sizeof(err));
 	expect("auto-and-the-last-value", !ret && !c.disks && !c.sources && c.timeout_ms == 4000,
 	       err);
+	ret = parse("timeout = 0.5\n", &c, err, sizeof(err));
+	expect("timeout-least", !ret && c.timeout_ms == 500, err);
+	ret = parse("timeout = 30\nsources = iio:device12 /dev/freefall\n"
+		    "disks = /a /b /c /d /e /f /g /h /i /j /k /l /m /n /o /p /q\n", &c, err, sizeof(err));
+	expect("timeout-most-and-names", !ret && c.timeout_ms == 30000 && c.sources &&
+	       !strcmp(c.sources[0], "iio:device12") && c.disks && c.disks[16], err);
 	conf_free(&c);
 
 	bad("unknown-key", "timeout = 1\ndisk = sda\n", "test.conf, line 2: unknown key 'disk'");
 	bad("no-equals", "sensitivity high\n", "test.conf, line 1: 'sensitivity high' is not 'key = value'");
 	bad("no-value", "method =\n", "line 1: method has no value");
 	bad("timeout-not-seconds", "timeout = 2s\n", "line 1: timeout '2s' is not a number of seconds");
-	bad("timeout-zero", "timeout = 0\n", "timeout '0' is not a number of seconds");
-	bad("timeout-four-decimals", "timeout = 0.0005\n", "timeout '0.0005'");
+	bad("timeout-zero", "timeout = 0\n", "timeout '0' is out of range: 0.5 to 30 seconds");
+	bad("timeout-four-decimals", "timeout = 0.0005\n", "timeout '0.0005' is not a number");
+	bad("timeout-shorter-than-a-fall", "timeout = 0.001\n",
+	    "line 1: timeout '0.001' is out of range: 0.5 to 30 seconds (a park must outlast a 1 m fall");
+	bad("timeout-0.499", "timeout = 0.499\n", "timeout '0.499' is out of range");
+	bad("timeout-past-the-kernels-limit", "timeout = 45\n",
+	    "line 1: timeout '45' is out of range: 0.5 to 30 seconds");
+	bad("timeout-30.001", "timeout = 30.001\n", "timeout '30.001' is out of range");
+	bad("timeout-overflows", "timeout = 99999999999\n", "timeout '99999999999' is out of range");
+	bad("auto-beside-names", "disks = sda auto\n",
+	    "line 1: disks: 'auto' is not alone: 'auto' or names, not both");
+	bad("disk-relative-path", "disks = disk/by-id/x\n",
+	    "disks: 'disk/by-id/x' is neither a name from /sys/block nor an absolute path");
+	bad("disk-name-too-long", "disks = sdaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "is too long for a disk's name");
+	bad("source-relative", "sources = event3\n",
+	    "sources: 'event3' is neither an absolute path nor an IIO device's name (iio:deviceN)");
+	bad("source-iio-not-a-number", "sources = iio:device0x\n",
+	    "sources: 'iio:device0x' is not an IIO device's name (iio:deviceN)");
+	bad("source-iio-no-number", "sources = iio:device\n", "is not an IIO device's name");
+	bad("seventeen-sources",
+	    "sources = /a /b /c /d /e /f /g /h /i /j /k /l /m /n /o /p /q\n",
+	    "sources: '/q' is one too many (at most 16 sources)");
+	bad("control-character", "method = unload\033[2J\n",
+	    "line 1: method: its value holds a control character (byte 27)");
 	bad("method-unknown", "method = eject\n", "method 'eject' is not auto, unload or standby");
 	bad("sensitivity-unknown", "sensitivity = 11\n",
 	    "sensitivity '11' is not low, medium or high");

@@ -6,7 +6,9 @@
  * its mean |a| is 1 g. A machine moved while it learns (|a| spread beyond
  * SOURCE_CALIBRATION_SPREAD) starts the count again, and so does a sensor
  * that reads 0 counts; --check (SOURCE_PROBE) opens nothing it would
- * change. TAP lines; exit 1 if any failed.
+ * change. A scale that would give the axes a range no accelerometer has
+ * is learned again. A device's name is escaped for the log. TAP lines;
+ * exit 1 if any failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,6 +127,43 @@ int main(void)
 	snprintf(msg, sizeof(msg), "scale %g", src.counts_per_g);
 	expect("zero-then-rest-gives-the-scale", fabs(src.counts_per_g - 100) < 1, msg);
 	source_close(&src);
+
+	/*
+	 * A range known (an input device's absinfo: 512 counts): a scale
+	 * learned at rest that makes it +-25 g (20 counts per g) is no
+	 * accelerometer's, and is learned again; 256 counts per g (+-2 g)
+	 * is taken, with the range.
+	 */
+	ret = open_one(&src, why, sizeof(why));
+	src.abs_max = 512;
+	feed(&src, 0, 0, 20, SOURCE_CALIBRATION_SAMPLES, &seen);
+	snprintf(msg, sizeof(msg), "scale %g, note '%s'", src.counts_per_g, src.scale_note);
+	expect("scale-out-of-any-range-is-learned-again", !ret && !src.counts_per_g &&
+	       strstr(src.scale_note, "learned 20.0 counts per g at rest, which would make its range +-25.60 g"),
+	       msg);
+	feed(&src, 0, 0, 256, SOURCE_CALIBRATION_SAMPLES, &seen);
+	snprintf(msg, sizeof(msg), "scale %g, range %g, learned %d", src.counts_per_g,
+		 src.full_scale_g, src.learned);
+	expect("scale-in-range-is-taken-with-the-range", fabs(src.counts_per_g - 256) < 1 &&
+	       fabs(src.full_scale_g - 2) < 0.01 && src.learned, msg);
+	/* Learned again on demand (the guard's, after an endless shock). */
+	expect("learned-scale-can-be-learned-again", source_relearn(&src) && !src.counts_per_g,
+	       "not relearnt");
+	seen.n = 0;
+	feed(&src, 0, 0, 256, 3, &seen);
+	expect("no-sample-while-it-learns-again", seen.n == 0, "samples while it learns");
+	source_close(&src);
+
+	/* A device's name, escaped: no newline, no escape, no high byte. */
+	source_escape(msg, sizeof(msg), "evil\n<0>forged \033[2J\xc3\xa9 \\x0a ok", true);
+	expect("name-escaped", !strcmp(msg, "evil\\x0a<0>forged \\x1b[2J\\xc3\\xa9 \\\\x0a ok"),
+	       msg);
+	source_escape(msg, sizeof(msg), "a\\x0a\n", false);
+	expect("line-escaped-keeps-backslashes", !strcmp(msg, "a\\x0a\\x0a"), msg);
+	source_escape(msg, 8, "ab\ncdef", true);
+	expect("name-escape-cut-at-a-whole-escape", !strcmp(msg, "ab\\x0ac"), msg);
+	source_escape(msg, 6, "abc\ndef", true);
+	expect("name-escape-never-half-an-escape", !strcmp(msg, "abc"), msg);
 
 	/* Not a position file: refused, and why names it. */
 	ret = source_open("/dev/null", SOURCE_NAMED, &src, why, sizeof(why));

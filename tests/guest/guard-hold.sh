@@ -1,0 +1,186 @@
+# hdpctl guard: no sensor holds the disks, and a stalled log delays no
+# park. Each case plays a made-up trace through a uinput accelerometer
+# that the configuration names, while the guard protects a null_blk disk
+# (parks of 1 s):
+# - a sensor that reads 4.95 g at rest (a fixed scale that is wrong):
+#   one park, a warning after 0.5 s, no park since, and the disk idle again
+#   while the sensor goes on; reading 1 g again, it parks again;
+# - a scale learned from a sensor that read 50 counts at rest where 1 g is
+#   250 (the axes' range is +-2 g): the guard learns 50, finds that "rest"
+#   reads 5 g for longer than any impact, learns again and finds 250;
+# - the same, sending only when a count changes (every 1.2 s): one park;
+# - a forged sensor that knocks at 4 g every 40 ms for 9 s, pauses 1.2 s
+#   and knocks again: set aside, with a warning, and the disk idle again
+#   while it knocks;
+# - the guard's stderr a pipe that is full (nobody reads it): a drop still
+#   parks the disk, and the guard stops within 5 s all the same.
+# Costs about 60 s: the traces play in real time.
+. ./lib.sh
+
+modprobe hdprotect || { not_ok guard-hold "modprobe hdprotect failed"; exit 1; }
+nullb_make nullb0 1 || { not_ok guard-hold "cannot make a null_blk disk"; exit 1; }
+I=/config/hdprotect/nullb0
+L=/tmp/guard-hold.log
+C=/tmp/guard-hold.conf
+
+# replay NAME ARGS...: motion-replay in the background, waiting for
+# /tmp/go-NAME; $RPID, and $EV its event device.
+replay() {
+	_n=$1
+	shift
+	rm -f "/tmp/go-$_n"
+	motion-replay --wait-file "/tmp/go-$_n" "$@" >"/tmp/replay-$_n.out" 2>&1 3<&- &
+	RPID=$!
+	wait_line "/tmp/replay-$_n.out" '^device '
+	EV=$(sed -n 's/^device //p' "/tmp/replay-$_n.out")
+}
+
+# guard: a guard reading $EV, protecting nullb0, logging to $L.
+guard() {
+	printf 'disks = nullb0\ntimeout = 1\nsources = %s\n' "$EV" >$C
+	hdpctl guard -c $C >$L 2>&1 3<&- &
+	GPID=$!
+	wait_line $L '^hdpctl guard: guarding ' && wait_line $L '^hdpctl guard: reading '
+}
+
+# trace FILE SECONDS AWK-EXPRESSION-OF-i: a 50 Hz trace, z = the expression
+# of the sample's index i (x and y 0).
+trace() {
+	awk -v n="$2" "BEGIN { print \"# rate_hz: 50\"
+		for (i = 0; i < n * 50; i++) printf \"%.2f 0 0 %.4f\\n\", i / 50, $3 }" >"$1"
+}
+
+# idle_while_playing NAME: the disk is idle again within 2.5 s (a park of
+# 1 s after the last renewal, and the driver's unpark), while the replay
+# still plays.
+idle_while_playing() {
+	_i=0
+	while [ "$(cat $I/state)" != idle ] && [ $_i -lt 25 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	if [ "$(cat $I/state)" = idle ] && kill -0 $RPID 2>/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "state $(cat $I/state), replay $(kill -0 $RPID 2>/dev/null && echo playing || echo ended); $(tail -3 $L)"
+	fi
+}
+
+# --- a fixed scale that is wrong: 4.95 g at rest ---
+# (alternating 2 mg, so that every sample reaches the reader)
+trace /tmp/steady.trace 4 '4.95 + (i % 2) * 0.002'
+replay steady --settle 0.3 --gap 1 /tmp/steady.trace
+guard
+touch /tmp/go-steady
+if wait_line $L 'has read 4.9[0-9] g for 500 ms: no impact lasts that long; a broken or mis-scaled sensor. no park on it until it reads near 1 g$'; then
+	ok endless-shock-warned
+	idle_while_playing endless-shock-holds-no-disk
+	expect_eq endless-shock-one-park "$(grep -c '^hdpctl guard: park: shock' $L)" 1
+else
+	not_ok endless-shock-warned "$(cat $L)"
+fi
+wait $RPID
+if wait_line $L 'reads 1.00 g again: parks on it again'; then
+	ok endless-shock-ends-at-1-g
+else
+	not_ok endless-shock-ends-at-1-g "$(tail -3 $L)"
+fi
+stop_guard endless-shock-guard-stops $GPID $L
+
+# --- a scale learned from a rest that was not 1 g ---
+# 1 s at 0.2 g (50 counts of 250), then 1 g; the axes' range is +-2 g.
+trace /tmp/badrest.trace 4 '(i < 50 ? 0.2 : 1.0) + (i % 2 ? 0.004 : -0.004)'
+replay badrest --resolution 0 --counts-per-g 250 --range 2 --settle 0 --gap 0.5 /tmp/badrest.trace
+guard
+touch /tmp/go-badrest
+if wait_line $L 'scale learned from gravity: 50.[0-9] counts per g (a range of +-10.0 g)' &&
+	wait_line $L 'has read [45].[0-9][0-9] g for 500 ms: .*; its scale, learned from gravity, is learned again' &&
+	wait_line $L 'scale learned from gravity: 25[01].[0-9] counts per g (a range of +-2.0 g)'; then
+	ok wrong-learned-scale-learned-again
+else
+	not_ok wrong-learned-scale-learned-again "$(cat $L)"
+fi
+wait $RPID
+stop_guard wrong-learned-scale-guard-stops $GPID $L
+
+# --- the same sensor, sending only when a count changes: every 1.2 s ---
+# (an input device sends nothing while its values stay the same)
+trace /tmp/sparse.trace 6 '4.95 + (int(i / 60) % 2) * 0.002'
+replay sparse --settle 0.3 --gap 1 /tmp/sparse.trace
+guard
+touch /tmp/go-sparse
+wait $RPID
+if grep -q 'has read 4.9[0-9] g for 500 ms' $L && [ "$(grep -c 'park: shock' $L)" = 1 ] &&
+	! grep -q 'park renewed' $L; then
+	ok sparse-endless-shock-one-park
+else
+	not_ok sparse-endless-shock-one-park "$(cat $L)"
+fi
+stop_guard sparse-endless-shock-guard-stops $GPID $L
+
+# --- a forged sensor that knocks at 4 g every 40 ms, with a pause ---
+# 9 s of knocks, 1.2 s of rest (longer than a park), 9 s of knocks: a
+# pause does not give it its allowance back.
+trace /tmp/knocks.trace 19.2 '(i >= 450 && i < 510 ? 1.0 : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
+replay knocks --settle 0.3 /tmp/knocks.trace
+guard
+touch /tmp/go-knocks
+if wait_line $L 'has called for parks for too long (10 s of parks within 12 s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for 60 s'; then
+	ok forged-knocks-set-aside
+	idle_while_playing forged-knocks-hold-no-disk
+	# set aside after 9 s of knocks and a few of the next
+	expect_eq forged-knocks-set-aside-after-the-pause \
+		"$(grep -c 'park: shock' $L)" 2
+else
+	not_ok forged-knocks-set-aside "$(tail -5 $L)"
+fi
+wait $RPID
+stop_guard forged-knocks-guard-stops $GPID $L
+
+# --- a log nobody reads ---
+replay stalled --settle 0.3 --seconds 2 /hdp/motion/drop-30cm.trace
+printf 'disks = nullb0\ntimeout = 1\nsources = %s\n' "$EV" >$C
+p0=$(stat_of $I parks 2>/dev/null || echo 0)
+# Its stderr a pipe that 64 KiB of zeros filled first, and that nobody
+# reads: its reader sleeps. (Were the pipe larger, the guard would
+# write, and park all the same: what fails is a guard that waits on it.)
+# shellcheck disable=SC2216 # the reader that never reads
+{
+	timeout 2 head -c 65536 /dev/zero
+	exec hdpctl guard -c $C
+} 2>&1 3<&- | sleep 60 &
+SPID=$!
+_i=0
+while [ "$(cat $I/enable 2>/dev/null)" != 1 ] && [ $_i -lt 50 ]; do
+	msleep 100
+	_i=$((_i + 1))
+done
+GPID=$(pidof hdpctl)
+msleep 500
+touch /tmp/go-stalled
+wait $RPID
+n=$(wait_stat $I parks $((p0 + 1)))
+if [ "$n" -gt "$p0" ]; then
+	ok drop-parks-with-stderr-stalled
+else
+	not_ok drop-parks-with-stderr-stalled "parks $p0 -> $n, guard '$GPID'"
+fi
+# It stops all the same: the lines it could not write are lost.
+kill -TERM "$GPID"
+_i=0
+while kill -0 "$GPID" 2>/dev/null && [ $_i -lt 50 ]; do
+	msleep 100
+	_i=$((_i + 1))
+done
+if kill -0 "$GPID" 2>/dev/null; then
+	not_ok stalled-guard-stops-within-5-s "running: $(cat /proc/"$GPID"/wchan)"
+	kill -KILL "$GPID"
+else
+	ok stalled-guard-stops-within-5-s
+fi
+kill $SPID 2>/dev/null
+pkill -x sleep
+wait $SPID 2>/dev/null
+
+remove_items
+nullb_remove nullb0
