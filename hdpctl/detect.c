@@ -195,8 +195,8 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	}
 	/*
 	 * The first sample of a run counts for the period it averages: the
-	 * sensor's, not a silence before it (an input device sends only what
-	 * changed), and 20 ms at most.
+	 * time since the last, but not a silence before it (an input device
+	 * sends only what changed), and 20 ms at most.
 	 */
 	if (d->have_last) {
 		gap = t_ns - d->last_ns;
@@ -208,7 +208,12 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 			d->period_ns = d->gap_min_ns;
 			d->gap_n = 0;
 		}
-		credit = gap < d->period_ns ? gap : d->period_ns;
+		/*
+		 * The gap itself, unless it is longer than one and a half
+		 * periods (a silence): samples come with some jitter, and
+		 * the shortest gap of a window is below the true period.
+		 */
+		credit = gap < d->period_ns * 3 / 2 ? gap : d->period_ns * 3 / 2;
 	}
 	if (credit > DETECT_CREDIT_MS * 1000000ull)
 		credit = DETECT_CREDIT_MS * 1000000ull;

@@ -87,6 +87,27 @@ int main(void)
 	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
 	n = run(&d, 50, 10, 2, 0, 0, 0.05, &first);
 	expect("second-sample-below-at-100-hz-decides", n == 1 && first == 1, "not the second");
+	/*
+	 * 100 Hz with jitter (gaps of 8 and 12 ms): the shortest gap is not
+	 * the period; the second low sample still decides.
+	 */
+	detect_init(&d, DETECT_MEDIUM);
+	{
+		uint64_t t = 0;
+		unsigned int i;
+
+		for (i = 0; i < 70; i++) {
+			detect_sample(&d, t * MS, 0, 0, 1.0);
+			t += i % 2 ? 8 : 12;
+		}
+		/* 12 ms after the last sample at rest, then 8 ms */
+		t = t - (69 % 2 ? 8 : 12) + 12;
+		n = detect_sample(&d, t * MS, 0, 0, 0.05) != DETECT_NONE;
+		t += 8;
+		n += 2 * (detect_sample(&d, t * MS, 0, 0, 0.05) != DETECT_NONE);
+	}
+	snprintf(why, sizeof(why), "calls %u (1: the first, 2: the second)", n);
+	expect("jittery-100-hz-second-low-sample-decides", n == 2, why);
 	/* A tumbling fall at 0.6 g: 150 ms, a sample of 0.75 g within it. */
 	detect_init(&d, DETECT_MEDIUM);
 	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
