@@ -8,8 +8,9 @@
  * the kernel's uevents (disks and accelerometers that come and go), a
  * timer for the end of a park, and a signalfd (SIGTERM and SIGINT stop,
  * SIGHUP reloads the configuration). Nothing is polled at a fixed rate
- * but the sysfs sources, and an IIO buffer's state once a second
- * (on_watch()).
+ * but the sysfs sources, and once a second the watchdog, the sources'
+ * liveness and the IIO buffers' state (on_watch()). The log is written
+ * by a thread of its own (glog()).
  *
  * A sample that calls for a park (detect.c) sends one netlink PARK of
  * every enabled disk at once, with the configured timeout, and does not
@@ -1083,9 +1084,10 @@ static void watch_liveness(struct guard *g, struct source *src)
 }
 
 /*
- * IIO buffers are looked at once a second (source_taken_over()): one that
- * another program switched off is opened again, which takes it back, or
- * reads the raw files, or says who holds it.
+ * Once a second (on_watch()): systemd's watchdog, each source's liveness,
+ * STATUS=, and the IIO buffers (source_taken_over()): one that another
+ * program switched off is opened again, which takes it back, or reads
+ * the raw files, or says who holds it.
  */
 #define WATCH_NS	(1000 * 1000000ull)
 

@@ -59,7 +59,7 @@ guard_drop() {
 POLL=/sys/class/input/$(basename "$(ls -d /sys/devices/platform/lis3lv02d/input/input*)")/poll
 expect_eq lis3lv02d-polled-every-50-ms "$(cat $POLL)" 50
 printf 'disks = %s\ntimeout = 1\n' /dev/hdp/ahci0 >/tmp/guard-drivers.conf
-guard_drop lis3-input lis3lv02d 'reading /dev/input/event[0-9]* (ST LIS3LV02DL Accelerometer, input, 1000 counts per g)'
+guard_drop lis3-input lis3lv02d 'reading /dev/input/event[0-9]* (ST LIS3LV02DL Accelerometer, input, 1000 counts per g, +-2.0 g)'
 expect_eq lis3lv02d-polled-every-10-ms-while-read "$(cat $POLL)" 10
 if grep -q 'its driver polled it every 50 ms: now every 10 ms' $L; then
 	ok lis3lv02d-faster-polling-said
@@ -90,7 +90,7 @@ mkdir /config/iio/triggers/hrtimer/$TRIG
 T=$(grep -l "^$TRIG\$" /sys/bus/iio/devices/trigger*/name)
 echo 100 >"${T%/name}/sampling_frequency"
 echo $TRIG >/sys/bus/iio/devices/$IIO/trigger/current_trigger
-guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count)"
+guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count, +-8.0 g)"
 D=/sys/bus/iio/devices/$IIO
 expect_eq mma7455-buffer-on-while-read "$(cat $D/buffer/enable)" 1
 expect_eq trigger-at-100-hz-not-called-slow "$(grep -c 'samples a second from its trigger' $L)" 0
