@@ -820,16 +820,19 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
  * within a few seconds. A source that keeps calling for parks is a stuck
  * or broken sensor, or a forged one (a uinput device named in the
  * configuration), and would hold every disk's I/O as long as it likes.
- * Each source has a bucket of park time: each call adds the time it
- * extends the park by (since its last call, at most the park's
- * timeout), and the bucket drains at one second in LEAK (6) of time that
- * passes. A bucket that reaches HOLD_NS (10 s: twelve seconds of calls
- * without a pause) sets the source aside for ASIDE_NS, with a warning;
- * it is read again after. So a source parks the disks for at most a
- * sixth of the time over any long stretch, and pauses do not refill
- * its allowance at once. Times are the guard's own (CLOCK_MONOTONIC, at
- * receipt), not the samples'. The kernel has its own cap on a hold:
- * 30 s by default.
+ * Each source has a bucket of continuous park time: a call for a park
+ * while the park of its previous call is still in force (within the
+ * timeout) adds the time since that call; the first call of a run adds
+ * nothing (its park ends a timeout later unless renewed), so that falls,
+ * however many, cost what they last. The bucket drains at one second in
+ * LEAK (6) of time that passes, pauses included. A bucket that reaches
+ * HOLD_NS (10 s: twelve seconds of parks renewed without a break) sets
+ * the source aside for ASIDE_NS, with a warning; it is read again after.
+ * So over any long stretch a source keeps the disks parked a sixth of
+ * the time, and one timeout per run, at most; a pause does not give it
+ * its allowance back at once. Times are the guard's own
+ * (CLOCK_MONOTONIC, at receipt), not the samples'. The kernel has its
+ * own cap on a hold: 30 s by default.
  */
 #define HOLD_NS		(10 * 1000000000ull)
 #define LEAK		6
@@ -839,12 +842,11 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
 static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 {
 	uint64_t since = src->last_call_ns && t > src->last_call_ns ? t - src->last_call_ns : 0;
-	uint64_t leak = since / LEAK, add = g->conf.timeout_ms * 1000000ull;
+	uint64_t leak = since / LEAK;
 
-	if (!src->last_call_ns)
-		since = add;
 	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
-	src->bucket_ns += since < add ? since : add;
+	if (src->last_call_ns && since < g->conf.timeout_ms * 1000000ull)
+		src->bucket_ns += since;
 	src->last_call_ns = t;
 	if (src->bucket_ns < HOLD_NS)
 		return true;
