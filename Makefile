@@ -14,6 +14,8 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
+UDEV_CFLAGS = $(shell pkg-config --cflags libudev)
+UDEV_LIBS = $(shell pkg-config --libs libudev)
 
 # Programs the guest tests use; qemu/mkinitramfs copies them and the shared
 # libraries they need into the initramfs. They include the kernel's UAPI
@@ -91,7 +93,7 @@ hdpctl: build/hdpctl/hdpctl
 
 build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp -lm
+	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) -lm
 
 examples: build/libhdp/examples/hdp-applet
 

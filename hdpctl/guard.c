@@ -5,7 +5,8 @@
  * One thread waits in epoll on everything that can happen: each
  * accelerometer (an event device, or a timer for the sources that only
  * offer sysfs files), the kernel's protection events (libhdp's monitor),
- * the kernel's uevents (disks and accelerometers that come and go), a
+ * udev's events (disks and accelerometers that come and go; the kernel's
+ * where udevd does not run), a
  * timer for the end of a park, and a signalfd (SIGTERM and SIGINT stop,
  * SIGHUP reloads the configuration). Nothing is polled at a fixed rate
  * but the sysfs sources, and once a second the watchdog, the sources'
@@ -27,6 +28,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <linux/input.h>
 #include <linux/netlink.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -47,6 +50,7 @@
 #include <unistd.h>
 
 #include <hdp.h>
+#include <libudev.h>
 
 #include "conf.h"
 #include "detect.h"
@@ -86,6 +90,8 @@ struct guard {
 	struct hdp_ctx *ctx;		/* requests: parks, items */
 	struct hdp_ctx *mon;		/* the kernel's events */
 	int ep, sfd, uev, tfd, ftfd, rfd, wfd;
+	struct udev *udev;		/* with umon: udevd's events, */
+	struct udev_monitor *umon;	/* else uev is the kernel's */
 	struct logq *log;
 	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
 	/* bumped when a slot is freed: an event of the closed fd still
@@ -1088,18 +1094,21 @@ static void watch_liveness(struct guard *g, struct source *src)
 /*
  * Once a second (on_watch()): systemd's watchdog, each source's liveness,
  * STATUS=, and the IIO buffers (source_taken_over()): one that another
- * program switched off is opened again, which takes it back, or reads
- * the raw files, or says who holds it.
+ * program switched off or changed is left to it (iio-sensor-proxy, which
+ * takes the buffer when a desktop asks for the screen's orientation):
+ * closed with its settings as that program left them, and read through
+ * its raw files instead, or, while the other program's buffer keeps
+ * those busy, not at all, which is said.
  */
 #define WATCH_NS	(1000 * 1000000ull)
 
-static void try_source(struct guard *g, const char *path, bool named, bool quiet);
+static void try_source(struct guard *g, const char *path, unsigned int flags, bool quiet);
 
 static void on_watch(struct guard *g)
 {
 	char path[PATH_MAX];
+	unsigned int flags;
 	uint64_t ticks;
-	bool named;
 	size_t i;
 
 	if (read(g->wfd, &ticks, sizeof(ticks)) < 0)
@@ -1114,12 +1123,13 @@ static void on_watch(struct guard *g)
 		if (g->src[i].fd < 0 || !source_taken_over(&g->src[i]))
 			continue;
 		glog(g, LOG_WARNING,
-		     "%s (%s): its buffer was switched off or changed by another program (iio-sensor-proxy?): opening it again",
+		     "%s (%s): its buffer was switched off or changed by another program (iio-sensor-proxy?): left to it; reading its raw files instead",
 		     g->src[i].path, g->src[i].name);
 		snprintf(path, sizeof(path), "%s", g->src[i].path);
-		named = g->src[i].flags & SOURCE_NAMED;
+		flags = (g->src[i].flags & SOURCE_NAMED) | SOURCE_NO_BUFFER;
+		g->src[i].restore = false;
 		close_source(g, i);
-		try_source(g, path, named, false);
+		try_source(g, path, flags, false);
 		if (!source_is_open(g, path))
 			glog(g, LOG_ERR, "%s: no longer read%s", path, nr_sources(g, false) ? "" :
 			     ": no accelerometer left; waiting for one to appear");
@@ -1127,8 +1137,9 @@ static void on_watch(struct guard *g)
 }
 
 /* Open one source; @named: the configuration names it. */
-static void try_source(struct guard *g, const char *path, bool named, bool quiet)
+static void try_source(struct guard *g, const char *path, unsigned int flags, bool quiet)
 {
+	bool named = flags & SOURCE_NAMED;
 	struct epoll_event ev = { .events = EPOLLIN };
 	char why[PATH_MAX + 256], scale[64];
 	struct source s;
@@ -1140,7 +1151,7 @@ static void try_source(struct guard *g, const char *path, bool named, bool quiet
 	/* A position file is the last resort: the driver's own device is better. */
 	if (!named && strstr(path, "/position") && nr_sources(g, true))
 		return;
-	ret = source_open(path, named ? SOURCE_NAMED : 0, &s, why, sizeof(why));
+	ret = source_open(path, flags, &s, why, sizeof(why));
 	if (ret) {
 		/* Auto: every input device is tried; only accelerometers are told. */
 		if (named)
@@ -1203,7 +1214,7 @@ static void open_sources(struct guard *g, const char *only, bool quiet)
 			p = source_path(g->conf.sources[i], buf, sizeof(buf));
 			if (only && (!realpath(p, real) || strcmp(real, only)) && strcmp(p, only))
 				continue;
-			try_source(g, g->conf.sources[i], true, quiet);
+			try_source(g, g->conf.sources[i], SOURCE_NAMED, quiet);
 		}
 		return;
 	}
@@ -1211,7 +1222,7 @@ static void open_sources(struct guard *g, const char *only, bool quiet)
 		return;
 	for (i = 0; paths[i]; i++)
 		if (!only || !strcmp(paths[i], only))
-			try_source(g, paths[i], false, quiet);
+			try_source(g, paths[i], 0, quiet);
 	source_paths_free(paths);
 }
 
@@ -1322,11 +1333,37 @@ static void source_removed(struct guard *g, const char *path)
 
 /* ---- uevents: disks and accelerometers that appear ---- */
 
-static int open_uevents(void)
+/*
+ * Where udevd runs (its control socket exists), its events: each comes
+ * after the rules ran, so the links a configuration may name
+ * (/dev/input/by-path/...) and the properties read (ACCEL_LOCATION,
+ * IIO_SENSOR_PROXY_TYPE, ID_BUS) are there. Without udevd (an
+ * initramfs, a container), the kernel's. Either socket is non-blocking.
+ * Return: the socket's fd, or a negative errno.
+ */
+static int open_uevents(struct guard *g)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	static const char *const subsystems[] = { "block", "input", "misc", "iio" };
+	size_t i;
 	int fd;
 
+	if (!access("/run/udev/control", F_OK)) {
+		g->udev = udev_new();
+		g->umon = g->udev ? udev_monitor_new_from_netlink(g->udev, "udev") : NULL;
+		for (i = 0; g->umon && i < sizeof(subsystems) / sizeof(subsystems[0]); i++)
+			if (udev_monitor_filter_add_match_subsystem_devtype(g->umon, subsystems[i],
+									    NULL) < 0)
+				break;
+		if (g->umon && i == sizeof(subsystems) / sizeof(subsystems[0]) &&
+		    udev_monitor_enable_receiving(g->umon) >= 0)
+			return udev_monitor_get_fd(g->umon);
+		udev_monitor_unref(g->umon);
+		udev_unref(g->udev);
+		g->umon = NULL;
+		g->udev = NULL;
+		return -ENOTCONN;
+	}
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    NETLINK_KOBJECT_UEVENT);
 	if (fd < 0)
@@ -1338,17 +1375,121 @@ static int open_uevents(void)
 	return fd;
 }
 
+/*
+ * Events were lost (ENOBUFS: the socket's buffer filled while the loop
+ * was held up, or a burst such as `udevadm trigger`): every disk and
+ * accelerometer is looked at again, and a sysfs source whose device is
+ * gone is closed (an IIO buffer's fd tells nobody).
+ */
+static void rescan_all(struct guard *g)
+{
+	struct stat now, held;
+	int version;
+	size_t i;
+
+	glog(g, LOG_WARNING, "device events were lost (too many at once): looking at every disk and accelerometer again");
+	for (i = 0; i < MAX_SOURCES; i++) {
+		if (g->src[i].fd < 0)
+			continue;
+		/*
+		 * An event device removed answers ENODEV, even when a new one
+		 * took its number; a link named may lead to another node now.
+		 */
+		if (g->src[i].kind == SOURCE_EVDEV || g->src[i].kind == SOURCE_FREEFALL) {
+			/* (data_fd: the device, when a thread reads it) */
+			if (stat(g->src[i].path, &now) ||
+			    fstat(g->src[i].data_fd >= 0 ? g->src[i].data_fd : g->src[i].fd, &held) ||
+			    now.st_rdev != held.st_rdev ||
+			    (g->src[i].kind == SOURCE_EVDEV &&
+			     ioctl(g->src[i].fd, EVIOCGVERSION, &version) && errno == ENODEV))
+				source_gone(g, i, -ENODEV);
+		} else if (!strncmp(g->src[i].path, "/sys/", 5) && access(g->src[i].path, F_OK)) {
+			source_gone(g, i, -ENODEV);
+		}
+	}
+	setup_all_disks(g, true);
+	open_sources(g, NULL, true);
+}
+
+/* One device's event; @devname as the kernel's DEVNAME: "input/event3". */
+static void device_event(struct guard *g, const char *action, const char *subsystem,
+			 const char *devname, const char *devtype, const char *devpath)
+{
+	char path[PATH_MAX];
+
+	if (!*devname || (strcmp(action, "add") && strcmp(action, "remove")))
+		return;
+	if (!strcmp(action, "remove")) {
+		/* An IIO buffer's fd tells nobody its device went away. */
+		if (!strcmp(subsystem, "iio"))
+			snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
+		else
+			snprintf(path, sizeof(path), "/dev/%s", devname);
+		source_removed(g, path);
+		return;
+	}
+	if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
+		setup_all_disks(g, true);
+	} else if (!g->conf.sources && !strncmp(devpath, "/devices/virtual/", 17) &&
+		   strcmp(subsystem, "misc")) {
+		/* auto: a virtual device is no sensor; not even opened */
+		return;
+	} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
+		snprintf(path, sizeof(path), "/dev/%s", devname);
+		open_sources(g, path, false);
+	} else if (!strcmp(subsystem, "iio")) {
+		snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
+		open_sources(g, path, false);
+	}
+}
+
+static void on_udev(struct guard *g)
+{
+	const char *node, *v;
+	struct udev_device *d;
+
+	for (;;) {
+		errno = 0;
+		d = udev_monitor_receive_device(g->umon);
+		if (!d) {
+			if (errno == ENOBUFS)
+				rescan_all(g);
+			if (errno == ENOBUFS || errno == EINTR)
+				continue;
+			return;
+		}
+		node = udev_device_get_devnode(d);
+		if (node && !strncmp(node, "/dev/", 5))
+			node += 5;
+		/* An IIO device: its sysfs name (its node is not needed) */
+		if (!strcmp(udev_device_get_subsystem(d) ?: "", "iio"))
+			node = udev_device_get_sysname(d);
+		v = udev_device_get_devtype(d);
+		device_event(g, udev_device_get_action(d) ?: "", udev_device_get_subsystem(d) ?: "",
+			     node ?: "", v ?: "", udev_device_get_devpath(d) ?: "");
+		udev_device_unref(d);
+	}
+}
+
 static void on_uevent(struct guard *g)
 {
-	char buf[4096], path[PATH_MAX];
 	const char *action, *subsystem, *devname, *devtype, *devpath, *p;
+	char buf[4096];
 	struct sockaddr_nl sa;
 	socklen_t salen;
 	ssize_t n;
 
+	if (g->umon) {
+		on_udev(g);
+		return;
+	}
 	for (;;) {
 		salen = sizeof(sa);
 		n = recvfrom(g->uev, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&sa, &salen);
+		if (n < 0 && errno == ENOBUFS) {
+			rescan_all(g);
+			continue;
+		}
 		if (n < 0)
 			return;
 		if (sa.nl_pid)		/* only the kernel's own */
@@ -1367,30 +1508,7 @@ static void on_uevent(struct guard *g)
 			else if (!strncmp(p, "DEVPATH=", 8))
 				devpath = p + 8;
 		}
-		if (!*devname || (strcmp(action, "add") && strcmp(action, "remove")))
-			continue;
-		if (!strcmp(action, "remove")) {
-			/* An IIO buffer's fd tells nobody its device went away. */
-			if (!strcmp(subsystem, "iio"))
-				snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
-			else
-				snprintf(path, sizeof(path), "/dev/%s", devname);
-			source_removed(g, path);
-			continue;
-		}
-		if (!strcmp(subsystem, "block") && !strcmp(devtype, "disk")) {
-			setup_all_disks(g, true);
-		} else if (!g->conf.sources && !strncmp(devpath, "/devices/virtual/", 17) &&
-			   strcmp(subsystem, "misc")) {
-			/* auto: a virtual device is no sensor; not even opened */
-			continue;
-		} else if (!strcmp(subsystem, "input") || !strcmp(subsystem, "misc")) {
-			snprintf(path, sizeof(path), "/dev/%s", devname);
-			open_sources(g, path, false);
-		} else if (!strcmp(subsystem, "iio")) {
-			snprintf(path, sizeof(path), "/sys/bus/iio/devices/%s", devname);
-			open_sources(g, path, false);
-		}
+		device_event(g, action, subsystem, devname, devtype, devpath);
 	}
 }
 
@@ -1691,7 +1809,7 @@ static int start(struct guard *g)
 	hdp_set_park_wait(g->ctx, 0);
 	g->ep = epoll_create1(EPOLL_CLOEXEC);
 	g->sfd = open_signals();
-	g->uev = open_uevents();
+	g->uev = open_uevents(g);
 	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	g->ftfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	g->rfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -1798,8 +1916,11 @@ int guard_main(const struct guard_opts *opts)
 		close(g.ep);
 	if (g.sfd >= 0)
 		close(g.sfd);
-	if (g.uev >= 0)
+	if (g.umon)
+		udev_monitor_unref(g.umon);	/* closes uev */
+	else if (g.uev >= 0)
 		close(g.uev);
+	udev_unref(g.udev);
 	if (g.tfd >= 0)
 		close(g.tfd);
 	if (g.ftfd >= 0)

@@ -18,6 +18,14 @@
  * administrator set, such as an hrtimer trigger made in configfs), with
  * CLOCK_BOOTTIME timestamps; else in_accel_{x,y,z}_raw read at
  * SOURCE_POLL_HZ. Either way times in_accel_scale (m/s^2 per count).
+ * iio-sensor-proxy reads the same devices: one its udev rule marked
+ * (IIO_SENSOR_PROXY_TYPE) is read through its raw files, which both can
+ * read at once, and never through the buffer, which one program holds.
+ * A buffer's settings are put back as they were found when it is closed.
+ * Where an IIO accelerometer is comes from udev's ACCEL_LOCATION (the
+ * hwdb), the driver's location, then its label, as iio-sensor-proxy
+ * reads them; one that says nothing is taken to be the display's (the
+ * sensor a convertible has for rotation), and only a named one is read.
  *
  * /dev/freefall (lis3lv02d, dell-smo8800): a read returns one byte, how
  * many times (up to 255) the hardware saw a free fall; it is the
@@ -49,6 +57,8 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libudev.h>
 
 #include "source.h"
 
@@ -454,6 +464,79 @@ static int iio_is(const char *dir, const char *file, const char *val)
 
 static const char *const iio_chans[4] = { "accel_x", "accel_y", "accel_z", "timestamp" };
 
+/* Remember @dir's @file as it is now, for iio_restore(). */
+static void iio_save(struct source *src, const char *dir, const char *file)
+{
+	struct iio_setting *st;
+	char path[2 * PATH_MAX + 64];
+
+	if (src->nsaved == SOURCE_IIO_SAVED)
+		return;
+	st = &src->saved[src->nsaved];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (strlen(file) >= sizeof(st->file) || read_text(path, st->val, sizeof(st->val)))
+		return;
+	snprintf(st->file, sizeof(st->file), "%s", file);
+	src->nsaved++;
+}
+
+/*
+ * The buffer's settings as open_iio_buffer() found them: off first (no
+ * setting changes while on), the scan elements that were off, then those
+ * that were on (a driver checks each mask as it is asked for), the other
+ * settings, and the buffer on again if it was.
+ */
+static void iio_restore(struct source *src)
+{
+	const struct iio_setting *st;
+	bool was_on = false;
+	unsigned int pass, i;
+
+	iio_set(src->path, "buffer/enable", "0");
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < src->nsaved; i++) {
+			st = &src->saved[i];
+			if (!strcmp(st->file, "buffer/enable")) {
+				was_on = !strcmp(st->val, "1");
+				continue;
+			}
+			if (!strncmp(st->file, "scan_elements/", 14) ?
+			    pass != (strcmp(st->val, "0") ? 1u : 0u) : pass != 2)
+				continue;
+			iio_set(src->path, st->file, st->val);
+		}
+	if (was_on)
+		iio_set(src->path, "buffer/enable", "1");
+}
+
+/* Every scan element's state, and the buffer's settings, for iio_restore(). */
+static void iio_save_all(struct source *src, const char *dir)
+{
+	static const char *const files[] = {
+		"buffer/enable", "buffer/length", "buffer/watermark", "current_timestamp_clock",
+	};
+	char sdir[PATH_MAX + 32], en[PATH_MAX + 64];
+	struct dirent *de;
+	size_t len, i;
+	DIR *d;
+
+	src->nsaved = 0;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		iio_save(src, dir, files[i]);
+	snprintf(sdir, sizeof(sdir), "%s/scan_elements", dir);
+	d = opendir(sdir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 7 || strncmp(de->d_name, "in_", 3) || strcmp(de->d_name + len - 3, "_en"))
+			continue;
+		snprintf(en, sizeof(en), "scan_elements/%s", de->d_name);
+		iio_save(src, dir, en);
+	}
+	closedir(d);
+}
+
 /*
  * Every scan element off, then x, y, z and the timestamp on: in two
  * passes, since a driver checks each mask it is asked for against the
@@ -538,6 +621,7 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	iio_save_all(src, dir);
 	ret = iio_set(dir, "buffer/enable", "0");
 	if (!ret)
 		ret = iio_scan_only_ours(dir);
@@ -555,17 +639,78 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 		ret = iio_set(dir, "current_timestamp_clock", "boottime");
 	if (!ret)
 		ret = iio_set(dir, "buffer/enable", "1");
-	if (!ret)
+	if (!ret) {
+		src->restore = true;
 		return fd;
-	iio_set(dir, "buffer/enable", "0");
+	}
+	iio_restore(src);
 	close(fd);
 	return ret;
+}
+
+/*
+ * A udev property of the device at sysfs @dir, as udevd's rules and the
+ * hwdb set it, in @buf; "" when it has none or udevd does not run.
+ */
+static void udev_property(const char *dir, const char *key, char *buf, size_t len)
+{
+	struct udev_device *d;
+	char real[PATH_MAX];
+	const char *v;
+	struct udev *u;
+
+	*buf = '\0';
+	if (!realpath(dir, real))
+		return;
+	u = udev_new();
+	if (!u)
+		return;
+	d = udev_device_new_from_syspath(u, real);
+	if (d) {
+		v = udev_device_get_property_value(d, key);
+		if (v)
+			snprintf(buf, len, "%s", v);
+		udev_device_unref(d);
+	}
+	udev_unref(u);
+}
+
+/*
+ * Whether the IIO accelerometer at @dir is in the base, with the disk,
+ * as iio-sensor-proxy places it (accel-attributes.c): udev's
+ * ACCEL_LOCATION (60-sensor.hwdb), else the driver's location attribute
+ * (cros-ec: "base", "lid"), else its label ("accel-base",
+ * "accel-display"); anything else, nothing at all included, is the
+ * display. @how says which told.
+ */
+static bool iio_in_base(const char *dir, char *how, size_t len)
+{
+	static const char *const keys[] = { "ACCEL_LOCATION", "location", "label" };
+	char file[PATH_MAX + 32], buf[64], esc[64];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i == 0) {
+			udev_property(dir, keys[i], buf, sizeof(buf));
+		} else {
+			snprintf(file, sizeof(file), "%s/%s", dir, keys[i]);
+			if (read_text(file, buf, sizeof(buf)))
+				*buf = '\0';
+		}
+		if (!*buf)
+			continue;
+		source_escape(esc, sizeof(esc), buf, true);
+		snprintf(how, len, "%s %s", keys[i], esc);
+		return !strcmp(buf, "base") || !strcmp(buf, "accel-base");
+	}
+	snprintf(how, len, "no ACCEL_LOCATION, location or label says where it is");
+	return false;
 }
 
 static int open_iio(const char *path, unsigned int flags, struct source *src,
 		    char *why, size_t whylen)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 32], buf[64];
+	char dir[PATH_MAX], file[PATH_MAX + 32], buf[64], how[96];
 	const char *base;
 	enum where w;
 	double scale;
@@ -597,16 +742,14 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 		return -ENOTTY;
 	}
 	/*
-	 * A convertible's lid sensor (label accel-display) turns with the
-	 * lid: opening it would read as a tilt. Its base sensor moves with
-	 * the disk.
+	 * A convertible's lid sensor turns with the lid: opening it would
+	 * read as a tilt. Its base sensor moves with the disk. A sensor
+	 * that says nothing is the display's, as for iio-sensor-proxy.
 	 */
-	snprintf(file, sizeof(file), "%s/label", dir);
-	if (!(flags & SOURCE_NAMED) && !read_text(file, buf, sizeof(buf)) &&
-	    !strcmp(buf, "accel-display")) {
+	if (!(flags & SOURCE_NAMED) && !iio_in_base(dir, how, sizeof(how))) {
 		snprintf(why, whylen,
-			 "%s (%s) is in the display, which moves apart from the disk: not read unless sources names it",
-			 dir, src->name);
+			 "%s (%s) is taken to be in the display (%s), which moves apart from the disk: not read unless sources names it",
+			 dir, src->name, how);
 		return -EPERM;
 	}
 	w = (flags & SOURCE_NAMED) ? WHERE_BUILT_IN : device_where(dir);
@@ -617,7 +760,20 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	snprintf(src->path, sizeof(src->path), "%s", dir);
 	src->iio_scale_g = scale / STANDARD_GRAVITY;
 	src->counts_per_g = 1;
-	fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
+	/*
+	 * iio-sensor-proxy reads a device its rule marked through the raw
+	 * files, or through the buffer when the trigger is the sensor hub's
+	 * own (accel_3d-devN): the buffer is left to it either way.
+	 */
+	udev_property(dir, "IIO_SENSOR_PROXY_TYPE", how, sizeof(how));
+	if (*how && !(flags & SOURCE_NO_BUFFER) && iio_is(dir, "trigger/current_trigger", "") == 0)
+		snprintf(why, whylen,
+			 "%s (%s) has a trigger, but iio-sensor-proxy reads it too: read through its raw files %d times a second, which both can",
+			 dir, src->name, SOURCE_POLL_HZ);
+	if (*how || (flags & SOURCE_NO_BUFFER))
+		fd = -ENOENT;
+	else
+		fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
 	if (fd >= 0) {
 		/* Its range: what the sample's bits can hold, times the scale. */
 		if (src->scan[0].bits >= 2 && src->scan[0].bits <= 32)
@@ -751,9 +907,12 @@ void source_close(struct source *src)
 {
 	if (src->kind == SOURCE_FREEFALL && src->data_fd >= 0)
 		freefall_stop(src);
-	/* The device as it was, unless it is gone. */
-	if (src->kind == SOURCE_IIO_BUFFER && src->fd >= 0)
-		iio_set(src->path, "buffer/enable", "0");
+	/*
+	 * The device as it was, unless it is gone or another program
+	 * changed it since (source_yield()): those settings are its own.
+	 */
+	if (src->kind == SOURCE_IIO_BUFFER && src->fd >= 0 && src->restore)
+		iio_restore(src);
 	if (src->kind == SOURCE_EVDEV && src->poll_was_ms)
 		set_poll(src->path, src->poll_was_ms);
 	if (src->fd >= 0)

@@ -37,6 +37,9 @@ enum source_kind {
 /* source_open()'s flags */
 #define SOURCE_NAMED	1	/* the configuration names it */
 #define SOURCE_PROBE	2	/* --check: open nothing, change nothing */
+#define SOURCE_NO_BUFFER 4	/* an IIO device: its raw files, not its buffer */
+
+#define SOURCE_IIO_SAVED	24
 
 /**
  * struct source - one accelerometer
@@ -119,6 +122,13 @@ struct source {
 		bool is_signed, be;
 	} scan[4];		/* x, y, z, timestamp */
 	unsigned int record;
+	/* An IIO buffer's settings as found, put back at source_close(). */
+	struct iio_setting {
+		char file[80];
+		char val[32];
+	} saved[SOURCE_IIO_SAVED];
+	unsigned int nsaved;
+	bool restore;
 	uint64_t rate_t0;
 	unsigned int rate_n;
 	bool rate_told;

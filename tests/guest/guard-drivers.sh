@@ -8,8 +8,10 @@
 # drop must park ahci0 (guard-drivers.check: the park command in QEMU's
 # trace, in each window). An accelerometer removed while it is read
 # leaves the guard waiting, quietly. --check beside the guard changes
-# nothing; a buffer another program reads is left alone; a buffer another
-# program switches off is taken back.
+# nothing; a buffer another program reads is left alone, and so is one
+# another program switches off; a buffer's settings are put back as they
+# were found; a sensor that stops sending is said, and when it sends
+# again.
 # Costs about 25 s: four drops of 2 s in real time, and the drivers'
 # setup.
 . ./lib.sh
@@ -90,8 +92,22 @@ mkdir /config/iio/triggers/hrtimer/$TRIG
 T=$(grep -l "^$TRIG\$" /sys/bus/iio/devices/trigger*/name)
 echo 100 >"${T%/name}/sampling_frequency"
 echo $TRIG >/sys/bus/iio/devices/$IIO/trigger/current_trigger
-guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count, +-8.0 g)"
+# Settings of its own, which the guard must put back when it stops.
 D=/sys/bus/iio/devices/$IIO
+iio_settings() {
+	echo "$(cat $D/buffer/enable) $(cat $D/buffer/length) $(cat $D/buffer/watermark)" \
+		"$(cat $D/current_timestamp_clock)" "$(cat $D/scan_elements/in_accel_x_en)" \
+		"$(cat $D/scan_elements/in_accel_y_en) $(cat $D/scan_elements/in_accel_z_en)" \
+		"$(cat $D/scan_elements/in_timestamp_en)"
+}
+echo 32 >$D/buffer/length
+echo 2 >$D/buffer/watermark
+echo realtime >$D/current_timestamp_clock
+for e in $D/scan_elements/in_*_en; do echo 0 >$e; done
+echo 1 >$D/scan_elements/in_accel_y_en
+before=$(iio_settings)
+expect_eq iio-settings-set-before-the-guard "$before" "0 32 2 realtime 0 1 0 0"
+guard_drop mma7455-buffer mma7455 "reading /sys/bus/iio/devices/$IIO (mma7455, iio buffer, 0.015625 g per count, +-8.0 g)"
 expect_eq mma7455-buffer-on-while-read "$(cat $D/buffer/enable)" 1
 expect_eq trigger-at-100-hz-not-called-slow "$(grep -c 'samples a second from its trigger' $L)" 0
 # --check beside the running guard opens and changes nothing.
@@ -104,7 +120,7 @@ else
 		"buffer $(cat $D/buffer/enable); $(cat /tmp/guard-drivers.check)"
 fi
 stop_guard mma7455-buffer-guard-stops $GPID $L
-expect_eq mma7455-buffer-off-after-the-guard "$(cat $D/buffer/enable)" 0
+expect_eq mma7455-buffer-settings-as-found-after-the-guard "$(iio_settings)" "$before"
 
 # Another program's buffer (it holds the device, the buffer on): left alone.
 command exec 3<"/dev/$IIO" || not_ok iio-buffer-held "cannot open /dev/$IIO"
@@ -135,15 +151,32 @@ else
 	not_ok trigger-at-20-hz-said-slow "$(cat $L)"
 fi
 echo 100 >"${T%/name}/sampling_frequency"
-# Another program switches the buffer off (as iio-sensor-proxy does when
-# it gives up the device): the guard sees it and takes the buffer back.
-echo 0 >$D/buffer/enable
-if wait_line $L "$D (mma7455): its buffer was switched off or changed by another program (iio-sensor-proxy?): opening it again" &&
-	wait_line $L "reading $D (mma7455, iio buffer" 2 &&
-	[ "$(cat $D/buffer/enable)" = 1 ]; then
-	ok iio-buffer-switched-off-taken-back
+# The sensor stops sending (its data-ready bit stays clear, so that its
+# driver pushes nothing): said after 2 s, and said again when it sends.
+i2cset -f -y 0 0x1e 0x09 0x00
+if wait_line $L "$D (mma7455) has sent no sample for 2 s (its trigger stopped?): no fall can be seen on it until it does"; then
+	ok silent-sensor-said
 else
-	not_ok iio-buffer-switched-off-taken-back "buffer $(cat $D/buffer/enable): $(cat $L)"
+	not_ok silent-sensor-said "$(cat $L)"
+fi
+i2cset -f -y 0 0x1e 0x09 0x01
+if wait_line $L "$D (mma7455) sends samples again"; then
+	ok silent-sensor-back-said
+else
+	not_ok silent-sensor-back-said "$(cat $L)"
+fi
+# Another program switches the buffer off (as iio-sensor-proxy does
+# before it sets the buffer up for itself): the guard leaves the buffer
+# to it, as that program set it, and reads the raw files instead.
+echo 0 >$D/buffer/enable
+echo 16 >$D/buffer/length
+if wait_line $L "$D (mma7455): its buffer was switched off or changed by another program (iio-sensor-proxy?): left to it; reading its raw files instead" &&
+	wait_line $L "reading $D (mma7455, iio, " &&
+	sleep 1.5 && [ "$(cat $D/buffer/enable) $(cat $D/buffer/length)" = "0 16" ]; then
+	ok iio-buffer-switched-off-left-to-the-other-program
+else
+	not_ok iio-buffer-switched-off-left-to-the-other-program \
+		"buffer $(cat $D/buffer/enable), length $(cat $D/buffer/length): $(cat $L)"
 fi
 
 # The accelerometer goes away under the guard.
