@@ -722,7 +722,7 @@ static void describe(const struct source *src, const struct sample *s,
 	}
 	a = s->x * s->x + s->y * s->y + s->z * s->z;
 	snprintf(buf, len, "%s, |a| %.2f g, on %s (%s)", detect_cause_name(cause),
-		 a > 0 ? __builtin_sqrt(a) : 0.0, src->path, src->name);
+		 a > 0 ? sqrt(a) : 0.0, src->path, src->name);
 }
 
 /*
@@ -867,6 +867,13 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 	return false;
 }
 
+/* A source's detector from the start, at the level and the source's range. */
+static void detector_reset(const struct guard *g, struct source *src)
+{
+	detect_init(&src->det, g->conf.level);
+	detect_set_range(&src->det, src->full_scale_g);
+}
+
 /* The detector's view of the sensor changed: say so, and act on it. */
 static void fault_changed(struct guard *g, struct source *src, const struct sample *s)
 {
@@ -887,7 +894,7 @@ static void fault_changed(struct guard *g, struct source *src, const struct samp
 		     src->scale_learned && src->counts_per_g ?
 		     "; its scale, learned from gravity, is learned again" : "");
 		if (source_relearn(src))
-			detect_init(&src->det, g->conf.level);
+			detector_reset(g, src);
 	}
 	src->fault_told = src->det.fault;
 	g->status_dirty = true;
@@ -903,8 +910,7 @@ static void feed(struct guard *g, struct source *src, const struct sample *s)
 			return;
 		src->aside_until_ns = 0;
 		g->status_dirty = true;
-		detect_init(&src->det, g->conf.level);
-		detect_set_range(&src->det, src->full_scale_g);
+		detector_reset(g, src);
 		glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
 		     src->name, ASIDE_NS / 1000000000ull);
 	}
@@ -1168,8 +1174,7 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 		source_close(&s);
 		return;
 	}
-	detect_init(&s.det, g->conf.level);
-	detect_set_range(&s.det, s.full_scale_g);
+	detector_reset(g, &s);
 	g->src[i] = s;
 	ev.data.u64 = TAG_SOURCE + i + ((uint64_t)g->src_gen[i] << 32);
 	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
@@ -1623,8 +1628,7 @@ static void reload(struct guard *g)
 		if (g->src[i].fd < 0)
 			continue;
 		if (same_sources) {
-			detect_init(&g->src[i].det, g->conf.level);
-			detect_set_range(&g->src[i].det, g->src[i].full_scale_g);
+			detector_reset(g, &g->src[i]);
 		}
 		else
 			close_source(g, i);
