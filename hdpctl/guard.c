@@ -92,6 +92,13 @@ struct guard {
 	int ep, sfd, uev, tfd, ftfd, rfd, wfd;
 	struct udev *udev;		/* with umon: udevd's events, */
 	struct udev_monitor *umon;	/* else uev is the kernel's */
+	bool rescan_due;		/* events were lost: rescan_all() */
+	/* IIO devices left to another program, tried again each second */
+	struct waiting {
+		char path[PATH_MAX];
+		unsigned int flags;
+	} waiting[4];
+	unsigned int display_skipped;	/* auto: passed over as the display's */
 	struct logq *log;
 	struct source src[MAX_SOURCES];	/* fd -1: a free slot */
 	/* bumped when a slot is freed: an event of the closed fd still
@@ -1109,6 +1116,42 @@ static void watch_liveness(struct guard *g, struct source *src)
 #define WATCH_NS	(1000 * 1000000ull)
 
 static void try_source(struct guard *g, const char *path, unsigned int flags, bool quiet);
+static void rescan_all(struct guard *g);
+
+/* @path left to another program: tried again each second until read. */
+static void wait_for_source(struct guard *g, const char *path, unsigned int flags)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(g->waiting) / sizeof(g->waiting[0]); i++)
+		if (!*g->waiting[i].path || !strcmp(g->waiting[i].path, path)) {
+			snprintf(g->waiting[i].path, sizeof(g->waiting[i].path), "%s", path);
+			g->waiting[i].flags = flags;
+			return;
+		}
+}
+
+static void retry_waiting(struct guard *g)
+{
+	struct waiting *w;
+	size_t i;
+
+	for (i = 0; i < sizeof(g->waiting) / sizeof(g->waiting[0]); i++) {
+		w = &g->waiting[i];
+		if (!*w->path)
+			continue;
+		/* gone: its uevent's add opens it when it comes back */
+		if (access(w->path, F_OK)) {
+			*w->path = '\0';
+			continue;
+		}
+		try_source(g, w->path, w->flags, true);
+		if (source_is_open(g, w->path)) {
+			glog(g, LOG_NOTICE, "%s: read again", w->path);
+			*w->path = '\0';
+		}
+	}
+}
 
 static void on_watch(struct guard *g)
 {
@@ -1125,6 +1168,11 @@ static void on_watch(struct guard *g)
 	for (i = 0; i < MAX_SOURCES; i++)
 		if (g->src[i].fd >= 0)
 			watch_liveness(g, &g->src[i]);
+	if (g->rescan_due) {
+		g->rescan_due = false;
+		rescan_all(g);
+	}
+	retry_waiting(g);
 	for (i = 0; i < MAX_SOURCES; i++) {
 		if (g->src[i].fd < 0 || !source_taken_over(&g->src[i]))
 			continue;
@@ -1136,9 +1184,11 @@ static void on_watch(struct guard *g)
 		g->src[i].restore = false;
 		close_source(g, i);
 		try_source(g, path, flags, false);
-		if (!source_is_open(g, path))
-			glog(g, LOG_ERR, "%s: no longer read%s", path, nr_sources(g, false) ? "" :
-			     ": no accelerometer left; waiting for one to appear");
+		if (!source_is_open(g, path)) {
+			glog(g, LOG_ERR, "%s: not read while the other program's buffer keeps its raw files busy%s; tried again each second",
+			     path, nr_sources(g, false) ? "" : ": no accelerometer left");
+			wait_for_source(g, path, flags);
+		}
 	}
 }
 
@@ -1158,9 +1208,14 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 	if (!named && strstr(path, "/position") && nr_sources(g, true))
 		return;
 	ret = source_open(path, flags, &s, why, sizeof(why));
+	if (ret == -EPERM && strstr(why, "taken to be in the display"))
+		g->display_skipped++;
 	if (ret) {
-		/* Auto: every input device is tried; only accelerometers are told. */
-		if (named)
+		/*
+		 * Auto: every input device is tried; only accelerometers are
+		 * told. Named: told, but not at each retry (@quiet).
+		 */
+		if (named && !quiet)
 			glog(g, LOG_WARNING, "%s", why);
 		else if (ret != -ENOTTY && ret != -ENOENT && !quiet)
 			glog(g, LOG_INFO, "%s", why);
@@ -1363,11 +1418,11 @@ static int open_uevents(struct guard *g)
 		if (g->umon && i == sizeof(subsystems) / sizeof(subsystems[0]) &&
 		    udev_monitor_enable_receiving(g->umon) >= 0)
 			return udev_monitor_get_fd(g->umon);
+		/* (The kernel's, then: links and properties may come late.) */
 		udev_monitor_unref(g->umon);
 		udev_unref(g->udev);
 		g->umon = NULL;
 		g->udev = NULL;
-		return -ENOTCONN;
 	}
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    NETLINK_KOBJECT_UEVENT);
@@ -1382,9 +1437,11 @@ static int open_uevents(struct guard *g)
 
 /*
  * Events were lost (ENOBUFS: the socket's buffer filled while the loop
- * was held up, or a burst such as `udevadm trigger`): every disk and
- * accelerometer is looked at again, and a sysfs source whose device is
- * gone is closed (an IIO buffer's fd tells nobody).
+ * was held up, or a burst such as `udevadm trigger`): what is queued is
+ * dropped (an old "remove" would close what the rescan opens), and at
+ * the next second's on_watch(), at most once a second however long a
+ * flood lasts, every disk and accelerometer is looked at again; a source
+ * whose device is gone is closed (an IIO buffer's fd tells nobody).
  */
 static void rescan_all(struct guard *g)
 {
@@ -1408,7 +1465,8 @@ static void rescan_all(struct guard *g)
 			    (g->src[i].kind == SOURCE_EVDEV &&
 			     ioctl(g->src[i].fd, EVIOCGVERSION, &version) && errno == ENODEV))
 				source_gone(g, i, -ENODEV);
-		} else if (!strncmp(g->src[i].path, "/sys/", 5) && access(g->src[i].path, F_OK)) {
+		} else if (!strncmp(g->src[i].path, "/sys/", 5) &&
+			   (access(g->src[i].path, F_OK) || source_iio_gone(&g->src[i]))) {
 			source_gone(g, i, -ENODEV);
 		}
 	}
@@ -1448,18 +1506,35 @@ static void device_event(struct guard *g, const char *action, const char *subsys
 	}
 }
 
+/* Events read at one wake-up, at most: a flood does not hold the loop. */
+#define EVENTS_MAX	64
+
+/* Lost events: drop what is queued (up to 4096), rescan at the next second. */
+static void events_lost(struct guard *g)
+{
+	char buf[4096];
+	int n;
+
+	g->rescan_due = true;
+	for (n = 0; n < 4096 && recv(g->uev, buf, sizeof(buf), MSG_DONTWAIT) >= 0; n++)
+		;
+}
+
 static void on_udev(struct guard *g)
 {
 	const char *node, *v;
 	struct udev_device *d;
+	unsigned int n;
+	int err;
 
-	for (;;) {
+	for (n = 0; n < EVENTS_MAX; n++) {
 		errno = 0;
 		d = udev_monitor_receive_device(g->umon);
 		if (!d) {
-			if (errno == ENOBUFS)
-				rescan_all(g);
-			if (errno == ENOBUFS || errno == EINTR)
+			err = errno;
+			if (err == ENOBUFS)
+				events_lost(g);
+			if (err == EINTR)
 				continue;
 			return;
 		}
@@ -1482,19 +1557,18 @@ static void on_uevent(struct guard *g)
 	char buf[4096];
 	struct sockaddr_nl sa;
 	socklen_t salen;
+	unsigned int i;
 	ssize_t n;
 
 	if (g->umon) {
 		on_udev(g);
 		return;
 	}
-	for (;;) {
+	for (i = 0; i < EVENTS_MAX; i++) {
 		salen = sizeof(sa);
 		n = recvfrom(g->uev, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&sa, &salen);
-		if (n < 0 && errno == ENOBUFS) {
-			rescan_all(g);
-			continue;
-		}
+		if (n < 0 && errno == ENOBUFS)
+			events_lost(g);
 		if (n < 0)
 			return;
 		if (sa.nl_pid)		/* only the kernel's own */
@@ -1836,6 +1910,14 @@ static int start(struct guard *g)
 	/* Before the sources: /dev/freefall's thread takes the priority it has. */
 	lock_and_prioritize(g);
 	open_sources(g, NULL, false);
+	if (!nr_sources(g, false) && g->display_skipped) {
+		/* A laptop's one IIO sensor, of unknown place: say what to do. */
+		glog(g, LOG_WARNING,
+		     "no accelerometer: %u IIO accelerometer%s passed over as the display's (said above): name one in sources, or give it ACCEL_LOCATION=base in the hwdb, to guard with it",
+		     g->display_skipped, g->display_skipped > 1 ? "s" : "");
+		notify("READY=1\nSTATUS=no accelerometer: the IIO ones are taken to be the display's; name one in sources");
+		return EXIT_SUCCESS;
+	}
 	if (!nr_sources(g, false)) {
 		glog(g, LOG_NOTICE, "no accelerometer%s: nothing to guard with",
 		     g->conf.sources ? " of the configuration can be read" :

@@ -621,7 +621,22 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * A buffer on that nobody holds is another program's between two
+	 * reads (iio-sensor-proxy opens the device for each), unless it is
+	 * as a guard sets it (one killed before it could switch it off):
+	 * that one is taken, and left off at the end.
+	 */
+	snprintf(buf, sizeof(buf), "%u", SOURCE_IIO_RECORDS);
+	if (iio_is(dir, "buffer/enable", "1") == 1 &&
+	    (iio_is(dir, "buffer/length", buf) != 1 || iio_is(dir, "buffer/watermark", "1") != 1 ||
+	     iio_is(dir, "current_timestamp_clock", "boottime") != 1)) {
+		close(fd);
+		return -EBUSY;
+	}
 	iio_save_all(src, dir);
+	if (src->nsaved && !strcmp(src->saved[0].file, "buffer/enable"))
+		snprintf(src->saved[0].val, sizeof(src->saved[0].val), "0");
 	ret = iio_set(dir, "buffer/enable", "0");
 	if (!ret)
 		ret = iio_scan_only_ours(dir);
@@ -649,27 +664,40 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 }
 
 /*
- * A udev property of the device at sysfs @dir, as udevd's rules and the
- * hwdb set it, in @buf; "" when it has none or udevd does not run.
+ * Udev's view of the device at sysfs @dir, where udevd runs: whether its
+ * rules ran (udev is done with it: its database entry is written), and
+ * the properties they and the hwdb set. One context and one device per
+ * open: libudev reads the database file, and nothing waits.
  */
-static void udev_property(const char *dir, const char *key, char *buf, size_t len)
+struct udev_info {
+	bool udevd;		/* udevd runs here */
+	bool initialized;	/* its rules ran */
+	char location[32];	/* ACCEL_LOCATION */
+	char proxy[96];		/* IIO_SENSOR_PROXY_TYPE */
+};
+
+static void udev_info(const char *dir, struct udev_info *ui)
 {
 	struct udev_device *d;
 	char real[PATH_MAX];
 	const char *v;
 	struct udev *u;
 
-	*buf = '\0';
-	if (!realpath(dir, real))
+	*ui = (struct udev_info){ .udevd = !access("/run/udev/control", F_OK) };
+	if (!ui->udevd || !realpath(dir, real))
 		return;
 	u = udev_new();
 	if (!u)
 		return;
 	d = udev_device_new_from_syspath(u, real);
 	if (d) {
-		v = udev_device_get_property_value(d, key);
+		ui->initialized = udev_device_get_is_initialized(d) > 0;
+		v = udev_device_get_property_value(d, "ACCEL_LOCATION");
 		if (v)
-			snprintf(buf, len, "%s", v);
+			snprintf(ui->location, sizeof(ui->location), "%s", v);
+		v = udev_device_get_property_value(d, "IIO_SENSOR_PROXY_TYPE");
+		if (v)
+			snprintf(ui->proxy, sizeof(ui->proxy), "%s", v);
 		udev_device_unref(d);
 	}
 	udev_unref(u);
@@ -680,37 +708,72 @@ static void udev_property(const char *dir, const char *key, char *buf, size_t le
  * as iio-sensor-proxy places it (accel-attributes.c): udev's
  * ACCEL_LOCATION (60-sensor.hwdb), else the driver's location attribute
  * (cros-ec: "base", "lid"), else its label ("accel-base",
- * "accel-display"); anything else, nothing at all included, is the
- * display. @how says which told.
+ * "accel-display"); a value none of those words is passed over for the
+ * next, and what says nothing at all is the display. @how says which
+ * told.
  */
-static bool iio_in_base(const char *dir, char *how, size_t len)
+static bool iio_in_base(const char *dir, const struct udev_info *ui, char *how, size_t len)
 {
 	static const char *const keys[] = { "ACCEL_LOCATION", "location", "label" };
 	char file[PATH_MAX + 32], buf[64], esc[64];
+	const char *v;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
 		if (i == 0) {
-			udev_property(dir, keys[i], buf, sizeof(buf));
+			snprintf(buf, sizeof(buf), "%s", ui->location);
 		} else {
 			snprintf(file, sizeof(file), "%s/%s", dir, keys[i]);
 			if (read_text(file, buf, sizeof(buf)))
 				*buf = '\0';
 		}
-		if (!*buf)
+		v = i == 2 && !strncmp(buf, "accel-", 6) ? buf + 6 : buf;
+		if (strcmp(v, "base") && strcmp(v, "display") && strcmp(v, "lid"))
 			continue;
 		source_escape(esc, sizeof(esc), buf, true);
 		snprintf(how, len, "%s %s", keys[i], esc);
-		return !strcmp(buf, "base") || !strcmp(buf, "accel-base");
+		return !strcmp(v, "base");
 	}
 	snprintf(how, len, "no ACCEL_LOCATION, location or label says where it is");
 	return false;
+}
+
+/*
+ * Whether iio-sensor-proxy, where its udev rule marked the device
+ * (@ui->proxy), reads its raw files: it reads the buffer only with the
+ * trigger a HID sensor hub gives (accel_3d-devN, drv-iio-buffer-accel.c),
+ * where the buffer is the one way: its raw reads are HID reports that
+ * can take seconds, which the guard's loop must not wait for.
+ */
+static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
+{
+	char name[64], file[PATH_MAX], buf[64];
+	const char *n = strrchr(dir, '/');
+	struct dirent *de;
+	bool hub = false;
+	DIR *d;
+
+	if (!*ui->proxy || !n || strncmp(n + 1, "iio:device", 10))
+		return false;
+	snprintf(name, sizeof(name), "accel_3d-dev%s", n + 11);
+	d = opendir("/sys/bus/iio/devices");
+	if (!d)
+		return true;
+	while (!hub && (de = readdir(d))) {
+		if (strncmp(de->d_name, "trigger", 7))
+			continue;
+		snprintf(file, sizeof(file), "/sys/bus/iio/devices/%s/name", de->d_name);
+		hub = !read_text(file, buf, sizeof(buf)) && !strcmp(buf, name);
+	}
+	closedir(d);
+	return !hub;
 }
 
 static int open_iio(const char *path, unsigned int flags, struct source *src,
 		    char *why, size_t whylen)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 32], buf[64], how[96];
+	struct udev_info ui;
 	const char *base;
 	enum where w;
 	double scale;
@@ -742,11 +805,21 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 		return -ENOTTY;
 	}
 	/*
+	 * Where udevd runs, a device its rules have not yet seen has none
+	 * of the properties read below: its udev event will come.
+	 */
+	udev_info(dir, &ui);
+	if (ui.udevd && !ui.initialized) {
+		snprintf(why, whylen, "%s (%s) is not yet set up by udev: read once it is",
+			 dir, src->name);
+		return -EAGAIN;
+	}
+	/*
 	 * A convertible's lid sensor turns with the lid: opening it would
 	 * read as a tilt. Its base sensor moves with the disk. A sensor
 	 * that says nothing is the display's, as for iio-sensor-proxy.
 	 */
-	if (!(flags & SOURCE_NAMED) && !iio_in_base(dir, how, sizeof(how))) {
+	if (!(flags & SOURCE_NAMED) && !iio_in_base(dir, &ui, how, sizeof(how))) {
 		snprintf(why, whylen,
 			 "%s (%s) is taken to be in the display (%s), which moves apart from the disk: not read unless sources names it",
 			 dir, src->name, how);
@@ -761,16 +834,17 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	src->iio_scale_g = scale / STANDARD_GRAVITY;
 	src->counts_per_g = 1;
 	/*
-	 * iio-sensor-proxy reads a device its rule marked through the raw
-	 * files, or through the buffer when the trigger is the sensor hub's
-	 * own (accel_3d-devN): the buffer is left to it either way.
+	 * A device iio-sensor-proxy reads through its raw files: the guard
+	 * reads those too, which both can, and leaves the buffer, which one
+	 * program holds, alone. (A sensor hub's it reads through the buffer,
+	 * which goes to the first of the two to open the device.)
 	 */
-	udev_property(dir, "IIO_SENSOR_PROXY_TYPE", how, sizeof(how));
-	if (*how && !(flags & SOURCE_NO_BUFFER) && iio_is(dir, "trigger/current_trigger", "") == 0)
+	if (proxy_reads_raw(dir, &ui) && !(flags & SOURCE_NO_BUFFER) &&
+	    iio_is(dir, "trigger/current_trigger", "") == 0)
 		snprintf(why, whylen,
 			 "%s (%s) has a trigger, but iio-sensor-proxy reads it too: read through its raw files %d times a second, which both can",
 			 dir, src->name, SOURCE_POLL_HZ);
-	if (*how || (flags & SOURCE_NO_BUFFER))
+	if (proxy_reads_raw(dir, &ui) || (flags & SOURCE_NO_BUFFER))
 		fd = -ENOENT;
 	else
 		fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
@@ -911,7 +985,8 @@ void source_close(struct source *src)
 	 * The device as it was, unless it is gone or another program
 	 * changed it since (source_yield()): those settings are its own.
 	 */
-	if (src->kind == SOURCE_IIO_BUFFER && src->fd >= 0 && src->restore)
+	if (src->kind == SOURCE_IIO_BUFFER && src->fd >= 0 && src->restore &&
+	    !source_iio_gone(src))
 		iio_restore(src);
 	if (src->kind == SOURCE_EVDEV && src->poll_was_ms)
 		set_poll(src->path, src->poll_was_ms);
@@ -1261,6 +1336,21 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 		s.t_ns = source_now_ns();
 		fn(src, &s, data);
 	}
+}
+
+/*
+ * An IIO buffer's device is gone (its directory may be another device's
+ * now, of the same number): a read answers ENODEV. A sample read here is
+ * one the loop does not see.
+ */
+bool source_iio_gone(struct source *src)
+{
+	char rec[64];
+
+	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
+		return false;
+	return read(src->fd, rec, src->record <= sizeof(rec) ? src->record : sizeof(rec)) < 0 &&
+	       errno == ENODEV;
 }
 
 bool source_taken_over(const struct source *src)

@@ -39,7 +39,7 @@ enum source_kind {
 #define SOURCE_PROBE	2	/* --check: open nothing, change nothing */
 #define SOURCE_NO_BUFFER 4	/* an IIO device: its raw files, not its buffer */
 
-#define SOURCE_IIO_SAVED	24
+#define SOURCE_IIO_SAVED	48
 
 /**
  * struct source - one accelerometer
@@ -204,6 +204,8 @@ void source_close(struct source *src);
  * has another layout or clock than the guard set.
  */
 bool source_taken_over(const struct source *src);
+
+bool source_iio_gone(struct source *src);
 
 /**
  * source_thread() - read a /dev/freefall that cannot be polled

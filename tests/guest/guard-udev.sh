@@ -43,10 +43,10 @@ lis3_event() {
 	echo /dev/input/$(basename "$(ls -d /sys/devices/platform/lis3lv02d/input/input*/event*)")
 }
 
-# Before udevd: the kernel's uevents. The guard stopped while the device
-# goes and comes back under a flood of events: the socket's buffer
-# overflows, the guard is told (ENOBUFS) when it runs again and looks at
-# every device again, which finds the new one.
+# Before udevd: the kernel's uevents. The guard stopped, a flood of
+# events fills its socket's buffer, then the device goes and comes back:
+# those two events are lost. The guard is told (ENOBUFS) when it runs
+# again and looks at every device again, which finds the new one.
 lis3_add
 EV=$(lis3_event)
 printf 'disks = %s\ntimeout = 1\nsources = %s\n' /dev/hdp/ahci0 "$EV" >$C
@@ -54,14 +54,15 @@ hdpctl guard -c $C >$L 2>&1 &
 GPID=$!
 wait_line $L "reading $EV (ST LIS3LV02DL" || not_ok kernel-uevents-guard-starts "$(cat $L)"
 kill -STOP $GPID
-echo 0x1d >$BUS/delete_device
-lis3_add
 KBD=$(ls -d /sys/class/input/input* | head -1)/uevent
 i=0
 while [ $i -lt 2000 ]; do
 	echo change >"$KBD"
 	i=$((i + 1))
 done
+# The socket is full: these two events are lost.
+echo 0x1d >$BUS/delete_device
+lis3_add
 kill -CONT $GPID
 if wait_line $L 'device events were lost (too many at once): looking at every disk and accelerometer again' &&
 	wait_line $L "reading $EV (ST LIS3LV02DL" 2; then
