@@ -840,16 +840,21 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
  * however many, cost what they last. The bucket drains at one second in
  * LEAK (6) of time that passes, pauses included. A bucket that reaches
  * HOLD_NS (10 s: twelve seconds of parks renewed without a break) sets
- * the source aside for ASIDE_NS, with a warning; it is read again after.
- * So over any long stretch a source keeps the disks parked a sixth of
- * the time, and one timeout per run, at most; a pause does not give it
- * its allowance back at once. Times are the guard's own
+ * the source aside for ASIDE_NS, with a warning, or until it has called
+ * for no park for ASIDE_QUIET_NS (a jog that stopped, a laptop put down:
+ * the next fall is seen); its samples are still looked at meanwhile, and
+ * nothing they call for is done. Its bucket is kept, and drains: one that
+ * calls again is set aside again after what drained (a sixth of its
+ * pause). So over any long stretch a source keeps the disks parked a
+ * sixth of the time, and one timeout per run, at most; a pause does not
+ * give it its allowance back at once. Times are the guard's own
  * (CLOCK_MONOTONIC, at receipt), not the samples'. The kernel has its
  * own cap on a hold: 30 s by default.
  */
 #define HOLD_NS		(10 * 1000000000ull)
 #define LEAK		6
 #define ASIDE_NS	(60 * 1000000000ull)
+#define ASIDE_QUIET_NS	(5 * 1000000000ull)
 
 /* A call for a park from @src at @t: false if it must be set aside. */
 static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
@@ -863,15 +868,41 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 	src->last_call_ns = t;
 	if (src->bucket_ns < HOLD_NS)
 		return true;
-	src->bucket_ns = 0;
-	src->last_call_ns = 0;
+	src->bucket_ns = HOLD_NS;
 	src->aside_until_ns = t + ASIDE_NS;
+	src->aside_call_ns = t;
 	g->status_dirty = true;
 	glog(g, LOG_WARNING,
-	     "%s (%s) has called for parks for too long (%llu s of parks within %llu s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, the disks unpark when their park ends",
+	     "%s (%s) has called for parks for too long (%llu s of parks within %llu s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, or until it calls for none for %llu s; the disks unpark when their park ends",
 	     src->path, src->name, HOLD_NS / 1000000000ull, HOLD_NS * LEAK / (LEAK - 1) / 1000000000ull,
-	     ASIDE_NS / 1000000000ull);
+	     ASIDE_NS / 1000000000ull, ASIDE_QUIET_NS / 1000000000ull);
 	return false;
+}
+
+/*
+ * @src is set aside: whether it is read again now, @calling or not for a
+ * park with this sample (see above).
+ */
+static bool aside_over(struct guard *g, struct source *src, bool calling)
+{
+	uint64_t t = now_ns();
+	bool quiet;
+
+	/* (quiet before this sample: a fall after a pause parks at once) */
+	quiet = t - src->aside_call_ns >= ASIDE_QUIET_NS;
+	if (calling)
+		src->aside_call_ns = t;
+	if (t < src->aside_until_ns && !quiet)
+		return false;
+	src->aside_until_ns = 0;
+	g->status_dirty = true;
+	if (quiet)
+		glog(g, LOG_NOTICE, "%s (%s): called for no park for %llu s: read again", src->path,
+		     src->name, ASIDE_QUIET_NS / 1000000000ull);
+	else
+		glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
+		     src->name, ASIDE_NS / 1000000000ull);
+	return true;
 }
 
 /* A source's detector from the start, at the level and the source's range. */
@@ -912,18 +943,11 @@ static void feed(struct guard *g, struct source *src, const struct sample *s)
 {
 	enum detect_cause cause;
 
-	if (src->aside_until_ns) {
-		if (now_ns() < src->aside_until_ns)
-			return;
-		src->aside_until_ns = 0;
-		g->status_dirty = true;
-		detector_reset(g, src);
-		glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
-		     src->name, ASIDE_NS / 1000000000ull);
-	}
 	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
 	if (src->det.fault != src->fault_told)
 		fault_changed(g, src, s);
+	if (src->aside_until_ns && !aside_over(g, src, cause != DETECT_NONE))
+		return;
 	if (cause == DETECT_NONE || !hold_allowed(g, src, now_ns()))
 		return;
 	park(g, src, s, cause);
@@ -944,13 +968,8 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	if (src->last[0] != s->x || src->last[1] != s->y || src->last[2] != s->z)
 		src->same_since_ns = src->last_sample_ns;
 	if (s->hw_fall) {
-		if (src->aside_until_ns && now_ns() >= src->aside_until_ns) {
-			src->aside_until_ns = 0;
-			g->status_dirty = true;
-			glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
-			     src->name, ASIDE_NS / 1000000000ull);
-		}
-		if (!src->aside_until_ns && hold_allowed(g, src, now_ns()))
+		if ((!src->aside_until_ns || aside_over(g, src, true)) &&
+		    hold_allowed(g, src, now_ns()))
 			park(g, src, s, DETECT_FREE_FALL);
 		return;
 	}

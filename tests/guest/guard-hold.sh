@@ -11,10 +11,10 @@
 # - the same, sending only when a count changes (every 1.2 s): one park;
 # - a forged sensor that knocks at 4 g every 40 ms for 9 s, pauses 1.2 s
 #   and knocks again: set aside, with a warning, and the disk idle again
-#   while it knocks;
+#   while it knocks; quiet for 6 s, it is read again and a drop parks;
 # - the guard's stderr a pipe that is full (nobody reads it): a drop still
 #   parks the disk, and the guard stops within 5 s all the same.
-# Costs about 60 s: the traces play in real time.
+# Costs about 70 s: the traces play in real time.
 . ./lib.sh
 
 modprobe hdprotect || { not_ok guard-hold "modprobe hdprotect failed"; exit 1; }
@@ -120,12 +120,14 @@ stop_guard sparse-endless-shock-guard-stops $GPID $L
 
 # --- a forged sensor that knocks at 4 g every 40 ms, with a pause ---
 # 9 s of knocks, 1.2 s of rest (longer than a park), 9 s of knocks: a
-# pause does not give it its allowance back.
-trace /tmp/knocks.trace 19.2 '(i >= 450 && i < 510 ? 1.0 : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
+# pause does not give it its allowance back. Then 6 s of rest (a jog that
+# stopped) and a drop of 0.3 s: read again after 5 s without a call for
+# a park, it parks the drop.
+trace /tmp/knocks.trace 27 '((i >= 450 && i < 510) || i >= 960 ? (i >= 1260 && i < 1275 ? 0.02 : 1.0) : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
 replay knocks --settle 0.3 /tmp/knocks.trace
 guard
 touch /tmp/go-knocks
-if wait_line $L 'has called for parks for too long (10 s of parks within 12 s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for 60 s'; then
+if wait_line $L 'has called for parks for too long (10 s of parks within 12 s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for 60 s, or until it calls for none for 5 s'; then
 	ok forged-knocks-set-aside
 	idle_while_playing forged-knocks-hold-no-disk
 	# set aside after 9 s of knocks and a few of the next
@@ -135,6 +137,12 @@ else
 	not_ok forged-knocks-set-aside "$(tail -5 $L)"
 fi
 wait $RPID
+if wait_line $L 'called for no park for 5 s: read again' &&
+	wait_line $L 'park: free fall'; then
+	ok set-aside-source-quiet-for-5-s-parks-the-next-fall
+else
+	not_ok set-aside-source-quiet-for-5-s-parks-the-next-fall "$(tail -5 $L)"
+fi
 stop_guard forged-knocks-guard-stops $GPID $L
 
 # --- a log nobody reads ---
