@@ -93,6 +93,7 @@ struct guard {
 	struct udev *udev;		/* with umon: udevd's events, */
 	struct udev_monitor *umon;	/* else uev is the kernel's */
 	bool rescan_due;		/* events were lost: rescan_all() */
+	uint64_t lost_told_ns;		/* said so last (once a minute) */
 	/* IIO devices left to another program, tried again each second */
 	struct waiting {
 		char path[PATH_MAX];
@@ -684,7 +685,7 @@ static void update_status(struct guard *g)
 		if (src->fd < 0)
 			continue;
 		n++;
-		if (src->aside_until_ns || src->det.fault || src->silent_told || src->errors)
+		if (now_ns() < src->aside_until_ns || src->det.fault || src->silent_told || src->errors)
 			continue;
 		ok++;
 		if (len < sizeof(srcs))
@@ -827,82 +828,68 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
 }
 
 /*
- * No source holds the disks for long, whatever it reads. A fall lasts
- * under half a second from any desk, and its impact and bounces settle
- * within one; a laptop that tumbles down a flight of stairs is still
- * within a few seconds. A source that keeps calling for parks is a stuck
- * or broken sensor, or a forged one (a uinput device named in the
- * configuration), and would hold every disk's I/O as long as it likes.
- * Each source has a bucket of continuous park time: a call for a park
- * while the park of its previous call is still in force (within the
- * timeout) adds the time since that call; the first call of a run adds
- * nothing (its park ends a timeout later unless renewed), so that falls,
- * however many, cost what they last. The bucket drains at one second in
- * LEAK (6) of time that passes, pauses included. A bucket that reaches
- * HOLD_NS (10 s: twelve seconds of parks renewed without a break) sets
- * the source aside for ASIDE_NS, with a warning, or until it has called
- * for no park for ASIDE_QUIET_NS (a jog that stopped, a laptop put down:
- * the next fall is seen); its samples are still looked at meanwhile, and
- * nothing they call for is done. Its bucket is kept, and drains: one that
- * calls again is set aside again after what drained (a sixth of its
- * pause). So over any long stretch a source keeps the disks parked a
- * sixth of the time, and one timeout per run, at most; a pause does not
- * give it its allowance back at once. Times are the guard's own
- * (CLOCK_MONOTONIC, at receipt), not the samples'. The kernel has its
- * own cap on a hold: 30 s by default.
+ * Each source has a bucket of the park time it bought: a call for a park
+ * is charged what it adds to the disks' park, the time since the
+ * source's previous call while that park is still in force (a renewal),
+ * or a whole timeout for the first call of a run. The bucket drains at
+ * one second in LEAK (6) of time that passes, pauses included. A call
+ * that would take it past its size (HOLD_NS, 10 s, or two timeouts if
+ * more: a park must fit) is not done: the source is set aside, with a
+ * warning (once a minute at most), until the bucket has drained room for
+ * one whole park (LEAK timeouts after it was full); its samples are still
+ * looked at meanwhile, and the first fall after parks at once. So over
+ * any long stretch a source keeps the disks parked a sixth of the time,
+ * plus its bucket's size, at most, whatever the pattern of its calls: a
+ * knock each timeout pays a timeout each, and a pause does not give it
+ * its allowance back at once. Times are the guard's own (CLOCK_MONOTONIC,
+ * at receipt), not the samples'. The kernel has its own cap on a hold:
+ * 30 s by default.
  */
 #define HOLD_NS		(10 * 1000000000ull)
 #define LEAK		6
-#define ASIDE_NS	(60 * 1000000000ull)
-#define ASIDE_QUIET_NS	(5 * 1000000000ull)
+#define WARN_NS		(60 * 1000000000ull)
 
-/* A call for a park from @src at @t: false if it must be set aside. */
-static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
+static uint64_t hold_size(const struct guard *g)
 {
-	uint64_t since = src->last_call_ns && t > src->last_call_ns ? t - src->last_call_ns : 0;
-	uint64_t leak = since / LEAK;
+	uint64_t two = 2 * (uint64_t)g->conf.timeout_ms * 1000000ull;
 
-	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
-	if (src->last_call_ns && since < g->conf.timeout_ms * 1000000ull)
-		src->bucket_ns += since;
-	src->last_call_ns = t;
-	if (src->bucket_ns < HOLD_NS)
-		return true;
-	src->bucket_ns = HOLD_NS;
-	src->aside_until_ns = t + ASIDE_NS;
-	src->aside_call_ns = t;
-	g->status_dirty = true;
-	glog(g, LOG_WARNING,
-	     "%s (%s) has called for parks for too long (%llu s of parks within %llu s): no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, or until it calls for none for %llu s; the disks unpark when their park ends",
-	     src->path, src->name, HOLD_NS / 1000000000ull, HOLD_NS * LEAK / (LEAK - 1) / 1000000000ull,
-	     ASIDE_NS / 1000000000ull, ASIDE_QUIET_NS / 1000000000ull);
-	return false;
+	return two > HOLD_NS ? two : HOLD_NS;
 }
 
-/*
- * @src is set aside: whether it is read again now, @calling or not for a
- * park with this sample (see above).
- */
-static bool aside_over(struct guard *g, struct source *src, bool calling)
+/* A call for a park from @src at @t: false if it is not done. */
+static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 {
-	uint64_t t = now_ns();
-	bool quiet;
+	uint64_t timeout = (uint64_t)g->conf.timeout_ms * 1000000ull, size = hold_size(g);
+	uint64_t since = src->last_call_ns ? t - src->last_call_ns : UINT64_MAX;
+	uint64_t leak = src->drained_ns ? (t - src->drained_ns) / LEAK : 0;
+	uint64_t cost = since < timeout ? since : timeout;
 
-	/* (quiet before this sample: a fall after a pause parks at once) */
-	quiet = t - src->aside_call_ns >= ASIDE_QUIET_NS;
-	if (calling)
-		src->aside_call_ns = t;
-	if (t < src->aside_until_ns && !quiet)
-		return false;
-	src->aside_until_ns = 0;
+	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
+	src->drained_ns = t;
+	if (src->aside_until_ns) {
+		if (src->bucket_ns + timeout > size)
+			return false;
+		src->aside_until_ns = 0;
+		g->status_dirty = true;
+		glog(g, LOG_NOTICE, "%s (%s): read again, room for a park of %u.%03u s",
+		     src->path, src->name, g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000);
+	}
+	if (src->bucket_ns + cost <= size) {
+		src->bucket_ns += cost;
+		src->last_call_ns = t;
+		return true;
+	}
+	/* Until one park fits again: LEAK times what must drain. */
+	src->aside_until_ns = t + (src->bucket_ns + timeout - size) * LEAK;
 	g->status_dirty = true;
-	if (quiet)
-		glog(g, LOG_NOTICE, "%s (%s): called for no park for %llu s: read again", src->path,
-		     src->name, ASIDE_QUIET_NS / 1000000000ull);
-	else
-		glog(g, LOG_NOTICE, "%s (%s): read again after %llu s set aside", src->path,
-		     src->name, ASIDE_NS / 1000000000ull);
-	return true;
+	if (!src->warned_ns || t - src->warned_ns >= WARN_NS) {
+		src->warned_ns = t;
+		glog(g, LOG_WARNING,
+		     "%s (%s) has called for %llu s of parks: no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, and so on while it calls: at most a sixth of the time; the disks unpark when their park ends",
+		     src->path, src->name, (unsigned long long)(size / 1000000000ull),
+		     (unsigned long long)((src->aside_until_ns - t) / 1000000000ull));
+	}
+	return false;
 }
 
 /* A source's detector from the start, at the level and the source's range. */
@@ -946,8 +933,6 @@ static void feed(struct guard *g, struct source *src, const struct sample *s)
 	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
 	if (src->det.fault != src->fault_told)
 		fault_changed(g, src, s);
-	if (src->aside_until_ns && !aside_over(g, src, cause != DETECT_NONE))
-		return;
 	if (cause == DETECT_NONE || !hold_allowed(g, src, now_ns()))
 		return;
 	park(g, src, s, cause);
@@ -968,8 +953,7 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	if (src->last[0] != s->x || src->last[1] != s->y || src->last[2] != s->z)
 		src->same_since_ns = src->last_sample_ns;
 	if (s->hw_fall) {
-		if ((!src->aside_until_ns || aside_over(g, src, true)) &&
-		    hold_allowed(g, src, now_ns()))
+		if (hold_allowed(g, src, now_ns()))
 			park(g, src, s, DETECT_FREE_FALL);
 		return;
 	}
@@ -1006,7 +990,7 @@ static void on_fall_timer(struct guard *g)
 
 		/* The other kinds send every sample, at their own rate. */
 		if (src->fd < 0 || !src->det.in_fall || src->det.fault ||
-		    src->aside_until_ns || src->kind != SOURCE_EVDEV)
+		    now_ns() < src->aside_until_ns || src->kind != SOURCE_EVDEV)
 			continue;
 		/* Its queued samples first: the detector's clock only goes on. */
 		ret = source_read(src, on_sample, g);
@@ -1103,7 +1087,7 @@ static void watch_liveness(struct guard *g, struct source *src)
 {
 	uint64_t t = now_ns();
 
-	if (src->silent_told || src->aside_until_ns || src->errors || !src->last_sample_ns)
+	if (src->silent_told || now_ns() < src->aside_until_ns || src->errors || !src->last_sample_ns)
 		return;
 	if (src->kind == SOURCE_IIO_BUFFER || src->kind == SOURCE_IIO ||
 	    src->kind == SOURCE_POSITION) {
@@ -1134,7 +1118,7 @@ static void watch_liveness(struct guard *g, struct source *src)
  */
 #define WATCH_NS	(1000 * 1000000ull)
 
-static void try_source(struct guard *g, const char *path, unsigned int flags, bool quiet);
+static int try_source(struct guard *g, const char *path, unsigned int flags, bool quiet);
 static void rescan_all(struct guard *g);
 
 /* @path left to another program: tried again each second until read. */
@@ -1154,6 +1138,7 @@ static void retry_waiting(struct guard *g)
 {
 	struct waiting *w;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < sizeof(g->waiting) / sizeof(g->waiting[0]); i++) {
 		w = &g->waiting[i];
@@ -1164,9 +1149,13 @@ static void retry_waiting(struct guard *g)
 			*w->path = '\0';
 			continue;
 		}
-		try_source(g, w->path, w->flags, true);
+		ret = try_source(g, w->path, w->flags, true);
+		if (ret != -EBUSY && ret != -EAGAIN && !source_is_open(g, w->path)) {
+			*w->path = '\0';	/* another device, or no more waiting */
+			continue;
+		}
 		if (source_is_open(g, w->path)) {
-			glog(g, LOG_NOTICE, "%s: read again", w->path);
+			glog(g, LOG_NOTICE, "%s: read", w->path);
 			*w->path = '\0';
 		}
 	}
@@ -1211,8 +1200,13 @@ static void on_watch(struct guard *g)
 	}
 }
 
-/* Open one source; @named: the configuration names it. */
-static void try_source(struct guard *g, const char *path, unsigned int flags, bool quiet)
+/*
+ * Open one source; @flags: SOURCE_NAMED (the configuration names it),
+ * SOURCE_NO_BUFFER. Return: 0 when read (or already), -EBUSY while
+ * another program keeps it, -EAGAIN while udev sets it up (both waited
+ * for: retry_waiting()), or another negative errno.
+ */
+static int try_source(struct guard *g, const char *path, unsigned int flags, bool quiet)
 {
 	bool named = flags & SOURCE_NAMED;
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -1222,10 +1216,10 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 	int ret;
 
 	if (source_is_open(g, path))
-		return;
+		return 0;
 	/* A position file is the last resort: the driver's own device is better. */
 	if (!named && strstr(path, "/position") && nr_sources(g, true))
-		return;
+		return -EEXIST;
 	ret = source_open(path, flags, &s, why, sizeof(why));
 	if (ret == -EPERM && strstr(why, "taken to be in the display"))
 		g->display_skipped++;
@@ -1238,7 +1232,13 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 			glog(g, LOG_WARNING, "%s", why);
 		else if (ret != -ENOTTY && ret != -ENOENT && !quiet)
 			glog(g, LOG_INFO, "%s", why);
-		return;
+		/*
+		 * Udev not done with it (its event may be the kernel's), or a
+		 * sensor hub's buffer another program holds: wait.
+		 */
+		if (ret == -EAGAIN || ret == -EBUSY)
+			wait_for_source(g, path, flags);
+		return ret;
 	}
 	for (i = 0; i < MAX_SOURCES && g->src[i].fd >= 0; i++)
 		;
@@ -1246,7 +1246,7 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 		glog(g, LOG_WARNING, "%s (%s): not read: %d accelerometers are read already",
 		     s.path, s.name, MAX_SOURCES);
 		source_close(&s);
-		return;
+		return -ENOSPC;
 	}
 	detector_reset(g, &s);
 	g->src[i] = s;
@@ -1258,7 +1258,7 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 	if (ret) {
 		glog(g, LOG_ERR, "%s: cannot wait for it: %s", path, strerror(-ret));
 		close_source(g, i);
-		return;
+		return ret;
 	}
 	if (*why)
 		glog(g, LOG_INFO, "%s", why);
@@ -1279,6 +1279,7 @@ static void try_source(struct guard *g, const char *path, unsigned int flags, bo
 	if (s.poll_was_ms)
 		glog(g, LOG_INFO, "%s: its driver polled it every %u ms: now every 10 ms",
 		     s.path, s.poll_was_ms);
+	return 0;
 }
 
 /* The configuration's sources, or every one found; @only: just this path. */
@@ -1468,7 +1469,10 @@ static void rescan_all(struct guard *g)
 	int version;
 	size_t i;
 
-	glog(g, LOG_WARNING, "device events were lost (too many at once): looking at every disk and accelerometer again");
+	if (!g->lost_told_ns || now_ns() - g->lost_told_ns >= 60 * 1000000000ull) {
+		g->lost_told_ns = now_ns();
+		glog(g, LOG_WARNING, "device events were lost (too many at once): looking at every disk and accelerometer again");
+	}
 	for (i = 0; i < MAX_SOURCES; i++) {
 		if (g->src[i].fd < 0)
 			continue;
@@ -1528,14 +1532,14 @@ static void device_event(struct guard *g, const char *action, const char *subsys
 /* Events read at one wake-up, at most: a flood does not hold the loop. */
 #define EVENTS_MAX	64
 
-/* Lost events: drop what is queued (up to 4096), rescan at the next second. */
+/* Lost events: drop what is queued (up to 256), rescan at the next second. */
 static void events_lost(struct guard *g)
 {
 	char buf[4096];
 	int n;
 
 	g->rescan_due = true;
-	for (n = 0; n < 4096 && recv(g->uev, buf, sizeof(buf), MSG_DONTWAIT) >= 0; n++)
+	for (n = 0; n < 256 && recv(g->uev, buf, sizeof(buf), MSG_DONTWAIT) >= 0; n++)
 		;
 }
 
@@ -1726,6 +1730,8 @@ static void reload(struct guard *g)
 		else
 			close_source(g, i);
 	}
+	/* What waited for another program is the old configuration's. */
+	memset(g->waiting, 0, sizeof(g->waiting));
 	open_sources(g, NULL, false);
 	memcpy(was, g->disks, sizeof(was));
 	g->ndisks = 0;

@@ -691,7 +691,12 @@ static void udev_info(const char *dir, struct udev_info *ui)
 		return;
 	d = udev_device_new_from_syspath(u, real);
 	if (d) {
-		ui->initialized = udev_device_get_is_initialized(d) > 0;
+		/*
+		 * udevd keeps no database entry of a device without a node
+		 * that no rule gave a property: it has none to wait for.
+		 */
+		ui->initialized = udev_device_get_is_initialized(d) > 0 ||
+				  !udev_device_get_devnum(d);
 		v = udev_device_get_property_value(d, "ACCEL_LOCATION");
 		if (v)
 			snprintf(ui->location, sizeof(ui->location), "%s", v);
@@ -745,6 +750,14 @@ static bool iio_in_base(const char *dir, const struct udev_info *ui, char *how, 
  * where the buffer is the one way: its raw reads are HID reports that
  * can take seconds, which the guard's loop must not wait for.
  */
+static bool iio_is_hub(const char *dir)
+{
+	char file[PATH_MAX + 32], buf[64];
+
+	snprintf(file, sizeof(file), "%s/trigger/current_trigger", dir);
+	return !read_text(file, buf, sizeof(buf)) && !strncmp(buf, "accel_3d-dev", 12);
+}
+
 static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
 {
 	char name[64], file[PATH_MAX], buf[64];
@@ -857,6 +870,17 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 		src->kind = SOURCE_IIO_BUFFER;
 		src->fd = (flags & SOURCE_PROBE) ? -1 : fd;
 		return 0;
+	}
+	/*
+	 * A sensor hub's buffer another program holds: its raw files are
+	 * HID reports that may take seconds, which the loop must not wait
+	 * for. Waited for (the guard tries again each second).
+	 */
+	if (fd == -EBUSY && iio_is_hub(dir)) {
+		snprintf(why, whylen,
+			 "%s (%s), a sensor hub's, is read by another program (iio-sensor-proxy?) through its buffer: read when it lets the buffer go",
+			 dir, src->name);
+		return -EBUSY;
 	}
 	/* Opened, with a note in @why. */
 	if (fd != -ENOENT)
@@ -1340,17 +1364,19 @@ static int read_freefall(struct source *src, sample_fn fn, void *data)
 
 /*
  * An IIO buffer's device is gone (its directory may be another device's
- * now, of the same number): a read answers ENODEV. A sample read here is
- * one the loop does not see.
+ * now, of the same number): a read answers ENODEV.
  */
 bool source_iio_gone(struct source *src)
 {
-	char rec[64];
+	char c;
 
+	/*
+	 * One byte, less than a record: a live buffer answers EINVAL and
+	 * gives nothing, nor flushes a hardware FIFO; a gone one, ENODEV.
+	 */
 	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
 		return false;
-	return read(src->fd, rec, src->record <= sizeof(rec) ? src->record : sizeof(rec)) < 0 &&
-	       errno == ENODEV;
+	return read(src->fd, &c, 1) < 0 && errno == ENODEV;
 }
 
 bool source_taken_over(const struct source *src)

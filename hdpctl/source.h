@@ -138,7 +138,7 @@ struct source {
 	double full_scale_g;
 	uint64_t last_event_ns, interval_ns, gap_min;
 	unsigned int gap_n;
-	uint64_t bucket_ns, last_call_ns, aside_until_ns, aside_call_ns;
+	uint64_t bucket_ns, drained_ns, last_call_ns, aside_until_ns, warned_ns;
 	enum detect_fault fault_told;
 	uint64_t last_sample_ns, same_since_ns;
 	bool silent_told;

@@ -53,6 +53,9 @@ fall() {
 	echo 1 >$FALL
 	wait_line $L '^hdpctl guard: park: ' "$2"
 	_p1=$(wait_stat "$A" parks $((_p0 + 1)))
+	# The park is counted when it is started: its command reaches the
+	# disk a moment after, inside the window (guard-freefall.check).
+	msleep 500
 	mark end "guard-freefall/$1"
 	_line=$(grep '^hdpctl guard: park: ' $L | sed -n "$2p")
 	case $_line in
