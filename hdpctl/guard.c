@@ -829,19 +829,22 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
 
 /*
  * Each source has a bucket of the park time it bought: a call for a park
- * is charged what it adds to the disks' park, the time since the
+ * is charged what it adds to the disks' park: the time since the
  * source's previous call while that park is still in force (a renewal),
- * or a whole timeout for the first call of a run. The bucket drains at
+ * a whole timeout when its previous park ended less than a timeout ago
+ * (parks a moment apart are one hold to the disks' I/O), nothing after a
+ * pause of a timeout or more with the disks unparked (falls, however
+ * many, cost what they last). The bucket drains at
  * one second in LEAK (6) of time that passes, pauses included. A call
  * that would take it past its size (HOLD_NS, 10 s, or two timeouts if
  * more: a park must fit) is not done: the source is set aside, with a
  * warning (once a minute at most), until the bucket has drained room for
  * one whole park (LEAK timeouts after it was full); its samples are still
- * looked at meanwhile, and the first fall after parks at once. So over
- * any long stretch a source keeps the disks parked a sixth of the time,
- * plus its bucket's size, at most, whatever the pattern of its calls: a
- * knock each timeout pays a timeout each, and a pause does not give it
- * its allowance back at once. Times are the guard's own (CLOCK_MONOTONIC,
+ * looked at meanwhile, and the first fall after parks at once. So a
+ * source keeps the disks parked at most half the time over any long
+ * stretch (parks of a timeout, a timeout apart: I/O runs between), a
+ * sixth of it when its parks come closer (plus its bucket's size), and
+ * a pause does not give it its allowance back at once. Times are the guard's own (CLOCK_MONOTONIC,
  * at receipt), not the samples'. The kernel has its own cap on a hold:
  * 30 s by default.
  */
@@ -862,7 +865,8 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 	uint64_t timeout = (uint64_t)g->conf.timeout_ms * 1000000ull, size = hold_size(g);
 	uint64_t since = src->last_call_ns ? t - src->last_call_ns : UINT64_MAX;
 	uint64_t leak = src->drained_ns ? (t - src->drained_ns) / LEAK : 0;
-	uint64_t cost = since < timeout ? since : timeout;
+	/* a renewal; a park right after one ended; a run after a pause */
+	uint64_t cost = since < timeout ? since : since < 2 * timeout ? timeout : 0;
 
 	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
 	src->drained_ns = t;
@@ -885,7 +889,7 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 	if (!src->warned_ns || t - src->warned_ns >= WARN_NS) {
 		src->warned_ns = t;
 		glog(g, LOG_WARNING,
-		     "%s (%s) has called for %llu s of parks: no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, and so on while it calls: at most a sixth of the time; the disks unpark when their park ends",
+		     "%s (%s) has called for %llu s of parks: no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, and so on while it calls; the disks unpark when their park ends",
 		     src->path, src->name, (unsigned long long)(size / 1000000000ull),
 		     (unsigned long long)((src->aside_until_ns - t) / 1000000000ull));
 	}

@@ -8,8 +8,9 @@
 # drop must park ahci0 (guard-drivers.check: the park command in QEMU's
 # trace, in each window). An accelerometer removed while it is read
 # leaves the guard waiting, quietly. --check beside the guard changes
-# nothing; a buffer another program reads is left alone, and so is one
-# another program switches off; a buffer's settings are put back as they
+# nothing; a buffer another program reads is left alone, and so are one
+# on between another program's reads and one another program switches
+# off (one a killed guard left on is taken); a buffer's settings are put back as they
 # were found; a sensor that stops sending is said, and when it sends
 # again.
 # Costs about 25 s: four drops of 2 s in real time, and the drivers'
@@ -138,6 +139,36 @@ else
 fi
 echo 0 >$D/buffer/enable
 exec 3<&-
+
+# A buffer on that nobody holds, set as another program sets it
+# (iio-sensor-proxy between two reads): left alone as well.
+echo 32 >$D/buffer/length
+echo 1 >$D/buffer/enable
+timeout 20 hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1
+st=$?
+if [ $st = 0 ] && grep -q "$D (mma7455) is read by another program (iio-sensor-proxy?) through its buffer: stop it" $L &&
+	[ "$(cat $D/buffer/enable) $(cat $D/buffer/length)" = "1 32" ]; then
+	ok iio-buffer-on-between-another-programs-reads-left-alone
+else
+	not_ok iio-buffer-on-between-another-programs-reads-left-alone \
+		"exit $st, buffer $(cat $D/buffer/enable) $(cat $D/buffer/length): $(cat $L)"
+fi
+echo 0 >$D/buffer/enable
+# One set as a guard sets it (a guard killed before it switched it off):
+# taken, and off when this guard stops.
+echo 64 >$D/buffer/length
+echo 1 >$D/buffer/watermark
+echo boottime >$D/current_timestamp_clock
+echo 1 >$D/buffer/enable
+hdpctl guard -c /tmp/guard-drivers.conf >$L 2>&1 &
+GPID=$!
+if wait_line $L "reading $D (mma7455, iio buffer"; then
+	ok iio-buffer-a-killed-guard-left-on-taken
+else
+	not_ok iio-buffer-a-killed-guard-left-on-taken "$(cat $L)"
+fi
+stop_guard killed-guards-buffer-guard-stops $GPID $L
+expect_eq iio-buffer-a-killed-guard-left-on-off-after "$(cat $D/buffer/enable)" 0
 
 # A trigger at 20 Hz: the guard says it is slow, and what to set.
 echo 20 >"${T%/name}/sampling_frequency"
