@@ -108,6 +108,22 @@ int main(void)
 	}
 	snprintf(why, sizeof(why), "calls %u (1: the first, 2: the second)", n);
 	expect("jittery-100-hz-second-low-sample-decides", n == 2, why);
+
+	/*
+	 * A late sample does not stretch a run: at 100 Hz, 0.6 g (the
+	 * tumbling rule's, 150 ms at medium) for 11 samples, the sixth 60 ms
+	 * after the fifth (its sender held up): 10 + 9 * 10 + 15 = 115 ms of
+	 * run, not 160 ms of clock: no call. Then on time until 150 ms: one.
+	 */
+	detect_init(&d, DETECT_MEDIUM);
+	run(&d, 0, 10, 50, 0, 0, 1.0, &first);
+	n = run(&d, 500, 10, 5, 0, 0, 0.6, &first);
+	n += run(&d, 600, 10, 6, 0, 0, 0.6, &first);
+	snprintf(why, sizeof(why), "%u calls", n);
+	expect("late-sample-does-not-stretch-a-run", n == 0, why);
+	n = run(&d, 660, 10, 4, 0, 0, 0.6, &first);
+	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
+	expect("run-on-time-decides-at-150-ms", n >= 1 && first == 3, why);
 	/* A tumbling fall at 0.6 g: 150 ms, a sample of 0.75 g within it. */
 	detect_init(&d, DETECT_MEDIUM);
 	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
