@@ -207,11 +207,11 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	 */
 	if (d->have_last) {
 		gap = t_ns - d->last_ns;
-		if (gap && (!d->gap_n || gap < d->gap_min_ns))
+		if (gap && !d->repeated && (!d->gap_n || gap < d->gap_min_ns))
 			d->gap_min_ns = gap;
-		if (gap && (!d->period_ns || gap < d->period_ns))
+		if (gap && !d->repeated && (!d->period_ns || gap < d->period_ns))
 			d->period_ns = gap;
-		if (gap && ++d->gap_n == 64) {
+		if (gap && !d->repeated && ++d->gap_n == 64) {
 			d->period_ns = d->gap_min_ns;
 			d->gap_n = 0;
 		}

@@ -116,6 +116,12 @@ struct detect {
 	bool in_fall;		/* either run is on */
 	uint64_t fall_start_ns;	/* the earlier run's start */
 	struct detect_run fast, slow;
+	/*
+	 * Set by the caller for a sample it repeats on its own clock (the
+	 * last one again, while a fall goes on): its gap is not the
+	 * sensor's, and does not count in the period.
+	 */
+	bool repeated;
 	bool in_shock;		/* the samples since shock_start were shocks */
 	uint64_t shock_start_ns;
 	/* the last samples near 1 g: their times and unit vectors, a ring */

@@ -840,11 +840,14 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
  * more: a park must fit) is not done: the source is set aside, with a
  * warning (once a minute at most), until the bucket has drained room for
  * one whole park (LEAK timeouts after it was full); its samples are still
- * looked at meanwhile, and the first fall after parks at once. So a
- * source keeps the disks parked at most half the time over any long
- * stretch (parks of a timeout, a timeout apart: I/O runs between), a
- * sixth of it when its parks come closer (plus its bucket's size), and
- * a pause does not give it its allowance back at once. Times are the guard's own (CLOCK_MONOTONIC,
+ * looked at meanwhile, and the first fall after parks at once; a call
+ * not done is no pause. So a source that calls without a break keeps
+ * the disks parked about a sixth of the time over a long stretch (plus
+ * its bucket's size); one that times its calls to pauses of two
+ * timeouts, about three fifths at worst (a model of this rule: short
+ * bursts, each a whole timeout's park, with I/O running between); and a
+ * pause does not give it its allowance back at once. A source is one
+ * device: one re-created (uinput) starts with an empty bucket. Times are the guard's own (CLOCK_MONOTONIC,
  * at receipt), not the samples'. The kernel has its own cap on a hold:
  * 30 s by default.
  */
@@ -864,9 +867,13 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 {
 	uint64_t timeout = (uint64_t)g->conf.timeout_ms * 1000000ull, size = hold_size(g);
 	uint64_t since = src->last_call_ns ? t - src->last_call_ns : UINT64_MAX;
+	/* (calls not done count: a source set aside did not pause) */
+	uint64_t pause = src->last_seen_ns ? t - src->last_seen_ns : UINT64_MAX;
 	uint64_t leak = src->drained_ns ? (t - src->drained_ns) / LEAK : 0;
 	/* a renewal; a park right after one ended; a run after a pause */
-	uint64_t cost = since < timeout ? since : since < 2 * timeout ? timeout : 0;
+	uint64_t cost = since < timeout ? since : pause < 2 * timeout ? timeout : 0;
+
+	src->last_seen_ns = t;
 
 	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
 	src->drained_ns = t;
@@ -934,7 +941,9 @@ static void feed(struct guard *g, struct source *src, const struct sample *s)
 {
 	enum detect_cause cause;
 
+	src->det.repeated = s->repeated;
 	cause = detect_sample(&src->det, s->t_ns, s->x, s->y, s->z);
+	src->det.repeated = false;
 	if (src->det.fault != src->fault_told)
 		fault_changed(g, src, s);
 	if (cause == DETECT_NONE || !hold_allowed(g, src, now_ns()))
@@ -1012,6 +1021,7 @@ static void on_fall_timer(struct guard *g)
 		s.x = src->last[0];
 		s.y = src->last[1];
 		s.z = src->last[2];
+		s.repeated = true;
 		feed(g, src, &s);
 	}
 	if (!any)

@@ -138,7 +138,7 @@ struct source {
 	double full_scale_g;
 	uint64_t last_event_ns, interval_ns, gap_min;
 	unsigned int gap_n;
-	uint64_t bucket_ns, drained_ns, last_call_ns, aside_until_ns, warned_ns;
+	uint64_t bucket_ns, drained_ns, last_call_ns, last_seen_ns, aside_until_ns, warned_ns;
 	enum detect_fault fault_told;
 	uint64_t last_sample_ns, same_since_ns;
 	bool silent_told;
@@ -163,6 +163,7 @@ struct sample {
 	uint64_t t_ns;		/* SOURCE_CLOCK */
 	double x, y, z;		/* g */
 	bool hw_fall;
+	bool repeated;		/* the last sample again, on the guard's clock */
 };
 
 typedef void (*sample_fn)(struct source *src, const struct sample *s,

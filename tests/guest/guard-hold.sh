@@ -121,13 +121,13 @@ stop_guard sparse-endless-shock-guard-stops $GPID $L
 # --- a forged sensor that knocks at 4 g every 40 ms, with a pause ---
 # 9 s of knocks, 1.2 s of rest (longer than a park), 9 s of knocks: a
 # pause does not give it its allowance back. Each park is charged what it
-# adds (renewals the time since the last call; the first of a run after
-# the 1.2 s pause, longer than the 1 s timeout, nothing), the bucket of
-# 10 s drains at 1 s in 6: set aside at 12.3 s, a park again at 18.3 s
-# (room for one), set aside again at once. Then 6 s of rest (a jog that
+# adds (renewals the time since the last call; the very first call
+# nothing; the one after the 1.2 s pause, shorter than two timeouts of
+# 1 s, a whole timeout), the bucket of 10 s drains at 1 s in 6: set
+# aside at 12.3 s, a park again at 18.3 s (room for one), set aside again
+# 40 ms later (calls not done are no pause). Then 6 s of rest (a jog that
 # stopped) and a drop of 0.3 s at 25.2 s: read again, it parks the drop.
-# (The times are those of the rule worked out by hand, which a guard
-# that charged less would miss: one more park, or none.)
+# (Worked out with a model of the rule: three parks while it knocks.)
 trace /tmp/knocks.trace 27 '((i >= 450 && i < 510) || i >= 960 ? (i >= 1260 && i < 1275 ? 0.02 : 1.0) : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
 replay knocks --settle 0.3 /tmp/knocks.trace
 guard

@@ -124,6 +124,21 @@ int main(void)
 	n = run(&d, 660, 10, 4, 0, 0, 0.6, &first);
 	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
 	expect("run-on-time-decides-at-150-ms", n >= 1 && first == 3, why);
+
+	/*
+	 * Samples the guard repeats on its own clock (every 10 ms) are not
+	 * the sensor's: a 25 Hz sensor's period stays 40 ms, and a run of
+	 * 0.6 g decides at its fifth sample (20 + 4 * 40 ms), not its tenth
+	 * (20 + 9 * 15 ms, if the repeats had made the period 10 ms).
+	 */
+	detect_init(&d, DETECT_MEDIUM);
+	run(&d, 0, 40, 20, 0, 0, 1.0, &first);
+	d.repeated = true;
+	run(&d, 770, 10, 5, 0, 0, 1.0, &first);
+	d.repeated = false;
+	n = run(&d, 840, 40, 8, 0, 0, 0.6, &first);
+	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
+	expect("repeated-samples-leave-the-period-alone", n >= 1 && first == 4, why);
 	/* A tumbling fall at 0.6 g: 150 ms, a sample of 0.75 g within it. */
 	detect_init(&d, DETECT_MEDIUM);
 	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
