@@ -147,24 +147,17 @@ static bool tilted(struct detect *d, uint64_t t_ns, double x, double y,
 
 /*
  * One sample of |a| @a at @t_ns for a run below @thr; @credit_ns: the
- * period the sample averages, counted into a new run; @step_ns: the time
- * since the last sample, at most one and a half periods, counted into a
- * run that goes on (a sample that came late, its sender held up, does
- * not stretch the run: nothing says what the sensor read meanwhile);
- * @blips: whether one sample at or above @thr may leave the run on
- * (DETECT_BLIP_MS).
+ * period the sample averages, counted into a new run; @blips: whether
+ * one sample at or above @thr may leave the run on (DETECT_BLIP_MS).
  * Return: how long the run has lasted, or -1 if it is off.
  */
 static int64_t run_sample(struct detect_run *r, double thr, double a,
-			  uint64_t t_ns, uint64_t credit_ns, uint64_t step_ns, bool blips)
+			  uint64_t t_ns, uint64_t credit_ns, bool blips)
 {
-	if (r->on)
-		r->dur_ns += step_ns;
 	if (a < thr) {
 		if (!r->on) {
 			r->on = true;
 			r->start_ns = t_ns > credit_ns ? t_ns - credit_ns : 0;
-			r->dur_ns = credit_ns;
 		}
 		r->above = 0;
 	} else if (r->on) {
@@ -174,14 +167,14 @@ static int64_t run_sample(struct detect_run *r, double thr, double a,
 		    (r->above >= 2 && t_ns - r->above_ns >= DETECT_BLIP_MS * 1000000ull))
 			r->on = false;
 	}
-	return r->on ? (int64_t)r->dur_ns : -1;
+	return r->on ? (int64_t)(t_ns - r->start_ns) : -1;
 }
 
 enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 				double y, double z)
 {
 	double a = sqrt(x * x + y * y + z * z);
-	uint64_t credit = 0, step = 0, gap;
+	uint64_t credit = 0, gap;
 	int64_t fast, slow;
 	bool fell;
 
@@ -221,7 +214,6 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 		 * the shortest gap of a window is below the true period.
 		 */
 		credit = gap < d->period_ns * 3 / 2 ? gap : d->period_ns * 3 / 2;
-		step = credit;
 	}
 	if (credit > DETECT_CREDIT_MS * 1000000ull)
 		credit = DETECT_CREDIT_MS * 1000000ull;
@@ -241,8 +233,8 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	 * free fall reads near 0 g throughout, while a car's bump hovers
 	 * about 0.4 g, where letting samples pass would join its dips.
 	 */
-	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, step, false);
-	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, step, true);
+	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, false);
+	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, true);
 	d->in_fall = d->fast.on || d->slow.on;
 	if (d->in_fall)
 		d->fall_start_ns = d->fast.on && (!d->slow.on || d->fast.start_ns < d->slow.start_ns) ?

@@ -61,7 +61,6 @@ struct detect_params {
 struct detect_run {
 	bool on;
 	uint64_t start_ns;	/* its start, the first sample's period included */
-	uint64_t dur_ns;	/* how long it lasted, no gap above 1.5 periods */
 	unsigned int above;	/* samples in a row at or above, since */
 	uint64_t above_ns;	/* the first of them */
 };
