@@ -98,7 +98,7 @@ void detect_init(struct detect *d, enum detect_level level)
 	d->ok_since_ns = d->last_ns = 0;
 	d->period_ns = d->gap_min_ns = 0;
 	d->gap_n = 0;
-	d->in_shock = false;
+	d->in_shock = d->repeated = false;
 	d->shock_start_ns = 0;
 	detect_restart(d);
 }
