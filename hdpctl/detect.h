@@ -49,8 +49,9 @@ struct detect_params {
 
 /*
  * A run below a threshold ends at two samples in a row at or above it
- * that span at least this long: one sample of a tumbling fall above it
- * does not start the count again.
+ * that stand for more than this long (each for the sensor's period up
+ * to its time): one sample of a tumbling fall above it does not start
+ * the count again, at 400 Hz four do not.
  */
 #define DETECT_BLIP_MS		10
 
@@ -62,7 +63,7 @@ struct detect_run {
 	bool on;
 	uint64_t start_ns;	/* its start, the first sample's period included */
 	unsigned int above;	/* samples in a row at or above, since */
-	uint64_t above_ns;	/* the first of them */
+	uint64_t above_ns;	/* the first of them, less a period */
 };
 
 /* A tilt is a turn within this long. */
