@@ -105,6 +105,12 @@ struct guard {
 	/* bumped when a slot is freed: an event of the closed fd still
 	 * queued in the same epoll batch is not the new source's */
 	uint32_t src_gen[MAX_SOURCES];
+	char src_key[MAX_SOURCES][PATH_MAX];	/* what names it: hold_key() */
+	/* the buckets of sources closed, by what named them: hold_save() */
+	struct hold_memo {
+		char key[PATH_MAX];
+		struct source_hold hold;
+	} held[2 * MAX_SOURCES];
 	unsigned int rescans;		/* retries left for named disks */
 	uint64_t missing;		/* bit i: conf.disks[i] not present */
 	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
@@ -685,7 +691,7 @@ static void update_status(struct guard *g)
 		if (src->fd < 0)
 			continue;
 		n++;
-		if (now_ns() < src->aside_until_ns || src->det.fault || src->silent_told || src->errors)
+		if (now_ns() < src->hold.aside_until_ns || src->det.fault || src->silent_told || src->errors)
 			continue;
 		ok++;
 		if (len < sizeof(srcs))
@@ -846,8 +852,10 @@ static void check_rate(struct guard *g, struct source *src, const struct sample 
  * its bucket's size); one that times its calls to pauses of two
  * timeouts, about three fifths at worst (a model of this rule: short
  * bursts, each a whole timeout's park, with I/O running between); and a
- * pause does not give it its allowance back at once. A source is one
- * device: one re-created (uinput) starts with an empty bucket. Times are the guard's own (CLOCK_MONOTONIC,
+ * pause does not give it its allowance back at once. A device that goes
+ * away and comes back keeps its bucket (hold_save()). Each source has
+ * its own: two forged sources named in the configuration may hold the
+ * disks twice as long. Times are the guard's own (CLOCK_MONOTONIC,
  * at receipt), not the samples'. The kernel has its own cap on a hold:
  * 30 s by default.
  */
@@ -866,41 +874,128 @@ static uint64_t hold_size(const struct guard *g)
 static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 {
 	uint64_t timeout = (uint64_t)g->conf.timeout_ms * 1000000ull, size = hold_size(g);
-	uint64_t since = src->last_call_ns ? t - src->last_call_ns : UINT64_MAX;
+	uint64_t since = src->hold.last_call_ns ? t - src->hold.last_call_ns : UINT64_MAX;
 	/* (calls not done count: a source set aside did not pause) */
-	uint64_t pause = src->last_seen_ns ? t - src->last_seen_ns : UINT64_MAX;
-	uint64_t leak = src->drained_ns ? (t - src->drained_ns) / LEAK : 0;
+	uint64_t pause = src->hold.last_seen_ns ? t - src->hold.last_seen_ns : UINT64_MAX;
+	uint64_t leak = src->hold.drained_ns ? (t - src->hold.drained_ns) / LEAK : 0;
 	/* a renewal; a park right after one ended; a run after a pause */
 	uint64_t cost = since < timeout ? since : pause < 2 * timeout ? timeout : 0;
 
-	src->last_seen_ns = t;
+	src->hold.last_seen_ns = t;
 
-	src->bucket_ns = src->bucket_ns > leak ? src->bucket_ns - leak : 0;
-	src->drained_ns = t;
-	if (src->aside_until_ns) {
-		if (src->bucket_ns + timeout > size)
+	src->hold.bucket_ns = src->hold.bucket_ns > leak ? src->hold.bucket_ns - leak : 0;
+	src->hold.drained_ns = t;
+	if (src->hold.aside_until_ns) {
+		if (src->hold.bucket_ns + timeout > size)
 			return false;
-		src->aside_until_ns = 0;
+		src->hold.aside_until_ns = 0;
 		g->status_dirty = true;
 		glog(g, LOG_NOTICE, "%s (%s): read again, room for a park of %u.%03u s",
 		     src->path, src->name, g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000);
 	}
-	if (src->bucket_ns + cost <= size) {
-		src->bucket_ns += cost;
-		src->last_call_ns = t;
+	if (src->hold.bucket_ns + cost <= size) {
+		src->hold.bucket_ns += cost;
+		src->hold.last_call_ns = t;
 		return true;
 	}
 	/* Until one park fits again: LEAK times what must drain. */
-	src->aside_until_ns = t + (src->bucket_ns + timeout - size) * LEAK;
+	src->hold.aside_until_ns = t + (src->hold.bucket_ns + timeout - size) * LEAK;
 	g->status_dirty = true;
-	if (!src->warned_ns || t - src->warned_ns >= WARN_NS) {
-		src->warned_ns = t;
+	if (!src->hold.warned_ns || t - src->hold.warned_ns >= WARN_NS) {
+		src->hold.warned_ns = t;
 		glog(g, LOG_WARNING,
 		     "%s (%s) has called for %llu s of parks: no fall lasts that long (a stuck, broken or forged sensor?); set aside for %llu s, and so on while it calls; the disks unpark when their park ends",
 		     src->path, src->name, (unsigned long long)(size / 1000000000ull),
-		     (unsigned long long)((src->aside_until_ns - t) / 1000000000ull));
+		     (unsigned long long)((src->hold.aside_until_ns - t) / 1000000000ull));
 	}
 	return false;
+}
+
+/*
+ * A source's bucket outlives its device: one that goes away and comes
+ * back (a forged uinput device made again, a driver bound again, the
+ * configuration reloaded) finds its bucket as it left it, drained since,
+ * and set aside if it was. Kept by what names the source: its entry in
+ * the configuration (a link may lead to another device each time), else
+ * its device's path. A bucket drained empty and not set aside is
+ * forgotten: it is what a new source starts with.
+ */
+static const char *source_path(const char *path, char *buf, size_t len);
+
+static void hold_key(const struct guard *g, const char *path, const struct source *s,
+		     char *key, size_t size)
+{
+	char buf[PATH_MAX], real[PATH_MAX], want[PATH_MAX];
+	size_t k;
+
+	snprintf(key, size, "%s", s->path);
+	if (!(s->flags & SOURCE_NAMED) || !g->conf.sources)
+		return;
+	if (!realpath(s->path, want))
+		snprintf(want, sizeof(want), "%s", s->path);
+	for (k = 0; g->conf.sources[k]; k++) {
+		if (strcmp(g->conf.sources[k], path) && strcmp(g->conf.sources[k], s->path) &&
+		    (!realpath(source_path(g->conf.sources[k], buf, sizeof(buf)), real) ||
+		     strcmp(real, want)))
+			continue;
+		snprintf(key, size, "conf:%s", g->conf.sources[k]);
+		return;
+	}
+}
+
+static bool hold_forgotten(const struct hold_memo *m, uint64_t t)
+{
+	return !*m->key || (m->hold.aside_until_ns <= t &&
+			    m->hold.bucket_ns <= (t - m->hold.drained_ns) / LEAK);
+}
+
+static void hold_save(struct guard *g, size_t i)
+{
+	const struct source *src = &g->src[i];
+	struct hold_memo *m, *slot = NULL;
+	uint64_t t = now_ns();
+	size_t k;
+
+	if (!src->hold.bucket_ns && !src->hold.aside_until_ns)
+		return;
+	for (k = 0; k < sizeof(g->held) / sizeof(g->held[0]); k++) {
+		m = &g->held[k];
+		if (*m->key && !strcmp(m->key, g->src_key[i])) {
+			slot = m;
+			break;
+		}
+		/* else the first forgotten, or the one drained longest ago */
+		if (!slot || (!hold_forgotten(slot, t) &&
+			      (hold_forgotten(m, t) || m->hold.drained_ns < slot->hold.drained_ns)))
+			slot = m;
+	}
+	snprintf(slot->key, sizeof(slot->key), "%s", g->src_key[i]);
+	slot->hold = src->hold;
+}
+
+static void hold_restore(struct guard *g, size_t i)
+{
+	struct source *src = &g->src[i];
+	struct hold_memo *m;
+	size_t k;
+
+	for (k = 0; k < sizeof(g->held) / sizeof(g->held[0]); k++) {
+		m = &g->held[k];
+		if (!*m->key || strcmp(m->key, g->src_key[i]))
+			continue;
+		if (hold_forgotten(m, now_ns())) {
+			*m->key = '\0';
+			return;
+		}
+		*m->key = '\0';
+		src->hold = m->hold;
+		if (src->hold.aside_until_ns > now_ns())
+			glog(g, LOG_WARNING,
+			     "%s (%s): set aside for %llu s more: it called for too many parks before it went away",
+			     src->path, src->name,
+			     (unsigned long long)((src->hold.aside_until_ns - now_ns()) / 1000000000ull));
+		return;
+	}
 }
 
 /* A source's detector from the start, at the level and the source's range. */
@@ -1003,7 +1098,7 @@ static void on_fall_timer(struct guard *g)
 
 		/* The other kinds send every sample, at their own rate. */
 		if (src->fd < 0 || !src->det.in_fall || src->det.fault ||
-		    now_ns() < src->aside_until_ns || src->kind != SOURCE_EVDEV)
+		    now_ns() < src->hold.aside_until_ns || src->kind != SOURCE_EVDEV)
 			continue;
 		/* Its queued samples first: the detector's clock only goes on. */
 		ret = source_read(src, on_sample, g);
@@ -1082,6 +1177,7 @@ static void close_source(struct guard *g, size_t i)
 {
 	g->status_dirty = true;
 	epoll_ctl(g->ep, EPOLL_CTL_DEL, g->src[i].fd, NULL);
+	hold_save(g, i);
 	source_close(&g->src[i]);
 	g->src_gen[i]++;
 }
@@ -1101,7 +1197,7 @@ static void watch_liveness(struct guard *g, struct source *src)
 {
 	uint64_t t = now_ns();
 
-	if (src->silent_told || now_ns() < src->aside_until_ns || src->errors || !src->last_sample_ns)
+	if (src->silent_told || now_ns() < src->hold.aside_until_ns || src->errors || !src->last_sample_ns)
 		return;
 	if (src->kind == SOURCE_IIO_BUFFER || src->kind == SOURCE_IIO ||
 	    src->kind == SOURCE_POSITION) {
@@ -1264,6 +1360,8 @@ static int try_source(struct guard *g, const char *path, unsigned int flags, boo
 	}
 	detector_reset(g, &s);
 	g->src[i] = s;
+	hold_key(g, path, &s, g->src_key[i], sizeof(g->src_key[i]));
+	hold_restore(g, i);
 	ev.data.u64 = TAG_SOURCE + i + ((uint64_t)g->src_gen[i] << 32);
 	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
 	/* dell-smo8800's /dev/freefall cannot be polled: a thread reads it. */
@@ -1738,9 +1836,8 @@ static void reload(struct guard *g)
 	for (i = 0; i < MAX_SOURCES; i++) {
 		if (g->src[i].fd < 0)
 			continue;
-		if (same_sources) {
+		if (same_sources)
 			detector_reset(g, &g->src[i]);
-		}
 		else
 			close_source(g, i);
 	}

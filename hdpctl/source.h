@@ -83,10 +83,11 @@ enum source_kind {
  *	its rate, for an input device that sends only what changed
  * @gap_min: the shortest gap of the window being measured
  * @gap_n: how many gaps it has
- * @bucket_ns: the park time its calls bought lately (the guard's limit)
- * @last_call_ns: its last call for a park (CLOCK_MONOTONIC)
- * @aside_until_ns: set aside (its samples ignored) until then
- *	(CLOCK_MONOTONIC), or 0
+ * @hold: what its calls for parks cost lately (the guard's limit): the
+ *	park time they bought (@bucket_ns), when it last drained, its last
+ *	call, its last call or call not done (@last_seen_ns), set aside (its
+ *	samples ignored) until @aside_until_ns or 0, last warned; all
+ *	CLOCK_MONOTONIC
  * @fault_told: the detector's fault the guard said last
  * @last_sample_ns: when (CLOCK_MONOTONIC) its last sample came, for the
  *	guard's liveness watch
@@ -138,7 +139,10 @@ struct source {
 	double full_scale_g;
 	uint64_t last_event_ns, interval_ns, gap_min;
 	unsigned int gap_n;
-	uint64_t bucket_ns, drained_ns, last_call_ns, last_seen_ns, aside_until_ns, warned_ns;
+	struct source_hold {
+		uint64_t bucket_ns, drained_ns, last_call_ns, last_seen_ns;
+		uint64_t aside_until_ns, warned_ns;
+	} hold;
 	enum detect_fault fault_told;
 	uint64_t last_sample_ns, same_since_ns;
 	bool silent_told;

@@ -11,7 +11,9 @@
 # - the same, sending only when a count changes (every 1.2 s): one park;
 # - a forged sensor that knocks at 4 g every 40 ms for 9 s, pauses 1.2 s
 #   and knocks again: set aside, with a warning, and the disk idle again
-#   while it knocks; quiet for 6 s, it is read again and a drop parks;
+#   while it knocks; then it is made again (a new uinput device at the
+#   same path) and knocks on: still set aside, said so; quiet for 6 s, it
+#   is read again and a drop parks;
 # - the guard's stderr a pipe that is full (nobody reads it): a drop still
 #   parks the disk, and the guard stops within 5 s all the same.
 # Costs about 70 s: the traces play in real time.
@@ -128,8 +130,14 @@ stop_guard sparse-endless-shock-guard-stops $GPID $L
 # 40 ms later (calls not done are no pause). Then 6 s of rest (a jog that
 # stopped) and a drop of 0.3 s at 25.2 s: read again, it parks the drop.
 # (Worked out with a model of the rule: three parks while it knocks.)
-trace /tmp/knocks.trace 27 '((i >= 450 && i < 510) || i >= 960 ? (i >= 1260 && i < 1275 ? 0.02 : 1.0) : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
+# At 14 s the device goes away and a new one, at the same path, plays
+# the rest: its bucket is the old one's (without it, a fresh bucket
+# would hold the disk from 14 s to 19.2 s).
+KNOCKS='((i >= 450 && i < 510) || i >= 960 ? (i >= 1260 && i < 1275 ? 0.02 : 1.0) : i % 2 ? 1.0 : 4.0) + (i % 4) * 0.001'
+trace /tmp/knocks.trace 14 "$KNOCKS"
+trace /tmp/knocks2.trace 13 "$(echo "$KNOCKS" | sed 's/i/(i + 700)/g')"
 replay knocks --settle 0.3 /tmp/knocks.trace
+EV1=$EV
 guard
 touch /tmp/go-knocks
 if wait_line $L 'has called for 10 s of parks: no fall lasts that long (a stuck, broken or forged sensor?); set aside for [0-9]* s, and so on while it calls'; then
@@ -140,6 +148,18 @@ if wait_line $L 'has called for 10 s of parks: no fall lasts that long (a stuck,
 		"$(grep -c 'park: shock' $L)" 2
 else
 	not_ok forged-knocks-set-aside "$(tail -5 $L)"
+fi
+wait $RPID
+wait_line $L "$EV1 (.*) went away"
+replay knocks2 --settle 0 /tmp/knocks2.trace
+touch /tmp/go-knocks2
+if [ "$EV" != "$EV1" ]; then
+	not_ok forged-device-made-again-at-the-same-path "$EV1, then $EV"
+elif wait_line $L "$EV (.*): set aside for [0-9]* s more: it called for too many parks before it went away"; then
+	ok forged-device-made-again-still-set-aside
+	idle_while_playing forged-device-made-again-holds-no-disk
+else
+	not_ok forged-device-made-again-still-set-aside "$(tail -5 $L)"
 fi
 wait $RPID
 # One park more while it knocked, 6 s after it was set aside, and no more.
@@ -194,7 +214,8 @@ else
 	ok stalled-guard-stops-within-5-s
 fi
 kill $SPID 2>/dev/null
-pkill -x sleep
+# shellcheck disable=SC2046 # each pid a word
+kill $(pidof sleep) 2>/dev/null
 wait $SPID 2>/dev/null
 
 remove_items
