@@ -12,9 +12,10 @@
 # on between another program's reads and one another program switches
 # off (one a killed guard left on is taken); a buffer's settings are put back as they
 # were found; a sensor that stops sending is said, and when it sends
-# again.
+# again; in make soak, one whose raw files read exactly the same for
+# 30 s too.
 # Costs about 25 s: four drops of 2 s in real time, and the drivers'
-# setup.
+# setup (make soak: 30 s more).
 . ./lib.sh
 
 modprobe hdprotect || { not_ok guard-drivers "modprobe hdprotect failed"; exit 1; }
@@ -208,6 +209,29 @@ if wait_line $L "$D (mma7455): its buffer was switched off or changed by another
 else
 	not_ok iio-buffer-switched-off-left-to-the-other-program \
 		"buffer $(cat $D/buffer/enable), length $(cat $D/buffer/length): $(cat $L)"
+fi
+
+# make soak: the raw files read exactly the same for 30 s (nothing writes
+# the registers since the replay ended): said, and said when they move.
+if [ -n "${HDP_SOAK:-}" ]; then
+	_i=0
+	while ! grep -q "$D (mma7455) has read exactly the same for 30 s: frozen? a fall may not be seen on it" $L &&
+		[ $_i -lt 45 ]; do
+		sleep 1
+		_i=$((_i + 1))
+	done
+	if [ $_i -lt 45 ] && [ $_i -ge 20 ]; then
+		ok frozen-sensor-said-after-30-s
+	else
+		not_ok frozen-sensor-said-after-30-s "after about $_i s: $(tail -3 $L)"
+	fi
+	z=$(i2cget -f -y 0 0x1e 0x04)
+	i2cset -f -y 0 0x1e 0x04 $((z ^ 1))
+	if wait_line $L "$D (mma7455) sends samples again" 2; then
+		ok frozen-sensor-back-said
+	else
+		not_ok frozen-sensor-back-said "$(tail -3 $L)"
+	fi
 fi
 
 # The accelerometer goes away under the guard.
