@@ -147,17 +147,18 @@ static bool tilted(struct detect *d, uint64_t t_ns, double x, double y,
 
 /*
  * One sample of |a| @a at @t_ns for a run below @thr; @credit_ns: the
- * period the sample averages, counted into a new run; @blips: whether
+ * period the sample averages (the time since the last, up to one and a
+ * half of the sensor's periods), counted into a new run; @blips: whether
  * samples at or above @thr may leave the run on for DETECT_BLIP_MS.
- * Each sample above stands for the sensor's period (@period_ns) up to
- * its time, however late it came: two late by a few milliseconds of a
- * guest or a busy bus cover as much as two on time. A @repeated sample
- * (the last again) is no new sample above.
+ * The samples above are timed the same way, from the time their first
+ * averages: two that came a few milliseconds late (a guest, a busy bus)
+ * cover as much as two on time. A @repeated sample (the last again, of a
+ * sensor that sends nothing while it reads the same) is no new sample,
+ * but a sensor that stays above for DETECT_BLIP_MS ends the run.
  * Return: how long the run has lasted, or -1 if it is off.
  */
 static int64_t run_sample(struct detect_run *r, double thr, double a,
-			  uint64_t t_ns, uint64_t credit_ns, bool blips,
-			  uint64_t period_ns, bool repeated)
+			  uint64_t t_ns, uint64_t credit_ns, bool blips, bool repeated)
 {
 	if (a < thr) {
 		if (!r->on) {
@@ -165,11 +166,13 @@ static int64_t run_sample(struct detect_run *r, double thr, double a,
 			r->start_ns = t_ns > credit_ns ? t_ns - credit_ns : 0;
 		}
 		r->above = 0;
-	} else if (r->on && !(repeated && r->above)) {
-		if (!r->above++)
-			r->above_ns = t_ns > period_ns ? t_ns - period_ns : 0;
-		if (!blips ||
-		    (r->above >= 2 && t_ns - r->above_ns > DETECT_BLIP_MS * 1000000ull))
+	} else if (r->on) {
+		if (!r->above)
+			r->above_ns = t_ns > credit_ns ? t_ns - credit_ns : 0;
+		if (!repeated || !r->above)
+			r->above++;
+		if (!blips || ((r->above >= 2 || repeated) &&
+			       t_ns - r->above_ns > DETECT_BLIP_MS * 1000000ull))
 			r->on = false;
 	}
 	return r->on ? (int64_t)(t_ns - r->start_ns) : -1;
@@ -238,10 +241,8 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	 * free fall reads near 0 g throughout, while a car's bump hovers
 	 * about 0.4 g, where letting samples pass would join its dips.
 	 */
-	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, false, d->period_ns,
-			  d->repeated);
-	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, true, d->period_ns,
-			  d->repeated);
+	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, false, d->repeated);
+	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, true, d->repeated);
 	d->in_fall = d->fast.on || d->slow.on;
 	if (d->in_fall)
 		d->fall_start_ns = d->fast.on && (!d->slow.on || d->fast.start_ns < d->slow.start_ns) ?

@@ -49,9 +49,9 @@ struct detect_params {
 
 /*
  * A run below a threshold ends at two samples in a row at or above it
- * that stand for more than this long (each for the sensor's period up
- * to its time): one sample of a tumbling fall above it does not start
- * the count again, at 400 Hz four do not.
+ * that stand for more than this long (from the time the first averages,
+ * see run_sample()): one sample of a tumbling fall above it does not
+ * start the count again; at 400 Hz, about four do not.
  */
 #define DETECT_BLIP_MS		10
 
@@ -63,7 +63,7 @@ struct detect_run {
 	bool on;
 	uint64_t start_ns;	/* its start, the first sample's period included */
 	unsigned int above;	/* samples in a row at or above, since */
-	uint64_t above_ns;	/* the first of them, less a period */
+	uint64_t above_ns;	/* the time the first of them averages from */
 };
 
 /* A tilt is a turn within this long. */

@@ -105,10 +105,10 @@ struct guard {
 	/* bumped when a slot is freed: an event of the closed fd still
 	 * queued in the same epoll batch is not the new source's */
 	uint32_t src_gen[MAX_SOURCES];
-	char src_key[MAX_SOURCES][PATH_MAX];	/* what names it: hold_key() */
+	uint64_t src_key[MAX_SOURCES];	/* what names it: hold_key() */
 	/* the buckets of sources closed, by what named them: hold_save() */
 	struct hold_memo {
-		char key[PATH_MAX];
+		uint64_t key;		/* 0: free */
 		struct source_hold hold;
 	} held[2 * MAX_SOURCES];
 	unsigned int rescans;		/* retries left for named disks */
@@ -913,40 +913,58 @@ static bool hold_allowed(struct guard *g, struct source *src, uint64_t t)
 
 /*
  * A source's bucket outlives its device: one that goes away and comes
- * back (a forged uinput device made again, a driver bound again, the
- * configuration reloaded) finds its bucket as it left it, drained since,
+ * back (a forged uinput device made again at its path, a source named
+ * again by a reload that changed the sources) finds its bucket as it
+ * left it, drained since,
  * and set aside if it was. Kept by what names the source: its entry in
  * the configuration (a link may lead to another device each time), else
- * its device's path. A bucket drained empty and not set aside is
- * forgotten: it is what a new source starts with.
+ * its device's path (a hash of it). A bucket drained empty and not set
+ * aside is forgotten: it is what a new source starts with. A device that
+ * appears where another was inherits its bucket: a real sensor at a path
+ * a forged device left waits at most LEAK timeouts.
  */
 static const char *source_path(const char *path, char *buf, size_t len);
 
-static void hold_key(const struct guard *g, const char *path, const struct source *s,
-		     char *key, size_t size)
+/* FNV-1a of @prefix and @s: a name's key, never 0 (a free memo). */
+static uint64_t name_key(const char *prefix, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *p;
+
+	for (p = prefix; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	for (p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/*
+ * The entry of the configuration that names @s, opened as @path: the
+ * one that says it, else the first that leads to the same device.
+ */
+static uint64_t hold_key(const struct guard *g, const char *path, const struct source *s)
 {
 	char buf[PATH_MAX], real[PATH_MAX], want[PATH_MAX];
 	size_t k;
 
-	snprintf(key, size, "%s", s->path);
 	if (!(s->flags & SOURCE_NAMED) || !g->conf.sources)
-		return;
+		return name_key("", s->path);
+	for (k = 0; g->conf.sources[k]; k++)
+		if (!strcmp(g->conf.sources[k], path) || !strcmp(g->conf.sources[k], s->path))
+			return name_key("conf:", g->conf.sources[k]);
 	if (!realpath(s->path, want))
 		snprintf(want, sizeof(want), "%s", s->path);
-	for (k = 0; g->conf.sources[k]; k++) {
-		if (strcmp(g->conf.sources[k], path) && strcmp(g->conf.sources[k], s->path) &&
-		    (!realpath(source_path(g->conf.sources[k], buf, sizeof(buf)), real) ||
-		     strcmp(real, want)))
-			continue;
-		snprintf(key, size, "conf:%s", g->conf.sources[k]);
-		return;
-	}
+	for (k = 0; g->conf.sources[k]; k++)
+		if (realpath(source_path(g->conf.sources[k], buf, sizeof(buf)), real) &&
+		    !strcmp(real, want))
+			return name_key("conf:", g->conf.sources[k]);
+	return name_key("", s->path);
 }
 
 static bool hold_forgotten(const struct hold_memo *m, uint64_t t)
 {
-	return !*m->key || (m->hold.aside_until_ns <= t &&
-			    m->hold.bucket_ns <= (t - m->hold.drained_ns) / LEAK);
+	return !m->key || (m->hold.aside_until_ns <= t &&
+			   m->hold.bucket_ns <= (t - m->hold.drained_ns) / LEAK);
 }
 
 static void hold_save(struct guard *g, size_t i)
@@ -960,7 +978,7 @@ static void hold_save(struct guard *g, size_t i)
 		return;
 	for (k = 0; k < sizeof(g->held) / sizeof(g->held[0]); k++) {
 		m = &g->held[k];
-		if (*m->key && !strcmp(m->key, g->src_key[i])) {
+		if (m->key == g->src_key[i]) {
 			slot = m;
 			break;
 		}
@@ -969,31 +987,30 @@ static void hold_save(struct guard *g, size_t i)
 			      (hold_forgotten(m, t) || m->hold.drained_ns < slot->hold.drained_ns)))
 			slot = m;
 	}
-	snprintf(slot->key, sizeof(slot->key), "%s", g->src_key[i]);
+	slot->key = g->src_key[i];
 	slot->hold = src->hold;
 }
 
 static void hold_restore(struct guard *g, size_t i)
 {
 	struct source *src = &g->src[i];
+	uint64_t t = now_ns();
 	struct hold_memo *m;
 	size_t k;
 
 	for (k = 0; k < sizeof(g->held) / sizeof(g->held[0]); k++) {
 		m = &g->held[k];
-		if (!*m->key || strcmp(m->key, g->src_key[i]))
+		if (!m->key || m->key != g->src_key[i])
 			continue;
-		if (hold_forgotten(m, now_ns())) {
-			*m->key = '\0';
-			return;
-		}
-		*m->key = '\0';
-		src->hold = m->hold;
-		if (src->hold.aside_until_ns > now_ns())
+		if (!hold_forgotten(m, t))
+			src->hold = m->hold;
+		m->key = 0;
+		if (src->hold.aside_until_ns > t)
 			glog(g, LOG_WARNING,
-			     "%s (%s): set aside for %llu s more: it called for too many parks before it went away",
+			     "%s (%s): still set aside for %llu s: it called for too many parks before it was opened again",
 			     src->path, src->name,
-			     (unsigned long long)((src->hold.aside_until_ns - now_ns()) / 1000000000ull));
+			     (unsigned long long)((src->hold.aside_until_ns - t + 999999999ull) /
+						  1000000000ull));
 		return;
 	}
 }
@@ -1360,8 +1377,7 @@ static int try_source(struct guard *g, const char *path, unsigned int flags, boo
 	}
 	detector_reset(g, &s);
 	g->src[i] = s;
-	hold_key(g, path, &s, g->src_key[i], sizeof(g->src_key[i]));
-	hold_restore(g, i);
+	g->src_key[i] = hold_key(g, path, &s);
 	ev.data.u64 = TAG_SOURCE + i + ((uint64_t)g->src_gen[i] << 32);
 	ret = epoll_ctl(g->ep, EPOLL_CTL_ADD, s.fd, &ev) ? -errno : 0;
 	/* dell-smo8800's /dev/freefall cannot be polled: a thread reads it. */
@@ -1391,6 +1407,7 @@ static int try_source(struct guard *g, const char *path, unsigned int flags, boo
 	if (s.poll_was_ms)
 		glog(g, LOG_INFO, "%s: its driver polled it every %u ms: now every 10 ms",
 		     s.path, s.poll_was_ms);
+	hold_restore(g, i);
 	return 0;
 }
 

@@ -153,6 +153,35 @@ int main(void)
 	n += run(&d, 200, 10, 10, 0, 0, 0.6, &first);
 	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
 	expect("late-sample-above-0.7-g-still-ends-the-count", n == 0, why);
+	/*
+	 * The same, with a sample 6 ms late earlier in the window (its next
+	 * gap, 4 ms, is the shortest the period estimate has seen).
+	 */
+	detect_init(&d, DETECT_MEDIUM);
+	run(&d, 0, 10, 3, 0, 0, 1.0, &first);
+	run(&d, 36, 10, 1, 0, 0, 1.0, &first);
+	run(&d, 40, 10, 1, 0, 0, 1.0, &first);
+	run(&d, 50, 10, 13, 0, 0, 0.6, &first);
+	run(&d, 184, 10, 1, 0, 0, 0.74, &first);
+	n = run(&d, 190, 10, 1, 0, 0, 0.83, &first);
+	n += run(&d, 200, 10, 10, 0, 0, 0.6, &first);
+	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
+	expect("late-samples-in-the-window-still-end-the-count", n == 0, why);
+	/*
+	 * A dip of 60 ms to 0.6 g, then 1 g, and then nothing: an input
+	 * device sends only what changed, and the guard repeats its last
+	 * sample (15 ms after it, then every 10 ms). The sensor stayed
+	 * above: the count ends.
+	 */
+	detect_init(&d, DETECT_MEDIUM);
+	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
+	run(&d, 50, 10, 6, 0, 0, 0.6, &first);
+	n = run(&d, 110, 10, 1, 0, 0, 1.0, &first);
+	d.repeated = true;
+	n += run(&d, 125, 10, 200, 0, 0, 1.0, &first);
+	d.repeated = false;
+	snprintf(why, sizeof(why), "%u calls, first %d, fault %d", n, first, d.fault);
+	expect("repeated-sample-above-0.7-g-ends-the-count", n == 0 && !d.fault, why);
 
 	/* A stuck sensor at 0.1 g: the fall's calls end after 2 s. */
 	detect_init(&d, DETECT_MEDIUM);
