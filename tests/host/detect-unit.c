@@ -50,6 +50,21 @@ static unsigned int run(struct detect *d, uint64_t t0_ms, unsigned int step_ms,
 	return calls;
 }
 
+/* See main(): a car's bump, @late_before: a late sample before it. */
+static unsigned int car_bump(struct detect *d, bool late_before, int *first)
+{
+	unsigned int n;
+
+	detect_init(d, DETECT_MEDIUM);
+	run(d, 0, 10, 3, 0, 0, 1.0, first);
+	run(d, late_before ? 36 : 30, 10, 1, 0, 0, 1.0, first);
+	run(d, 40, 10, 1, 0, 0, 1.0, first);
+	run(d, 50, 10, 13, 0, 0, 0.6, first);
+	run(d, 184, 10, 1, 0, 0, 0.74, first);
+	n = run(d, 190, 10, 1, 0, 0, 0.83, first);
+	return n + run(d, 200, 10, 10, 0, 0, 0.6, first);
+}
+
 int main(void)
 {
 	struct detect d;
@@ -143,28 +158,13 @@ int main(void)
 	 * A car over a bump at 100 Hz (tests/data/motion/car-100hz-2g.trace
 	 * at 8.2 s): 130 ms below 0.7 g, then 0.74 g and 0.83 g, the first
 	 * of them delivered 4 ms late. The two samples above still end the
-	 * count: each stands for a period, whenever it came.
+	 * count, whenever they came; also with a sample 6 ms late earlier
+	 * (its next gap, 4 ms, is the shortest the period estimate saw).
 	 */
-	detect_init(&d, DETECT_MEDIUM);
-	run(&d, 0, 10, 5, 0, 0, 1.0, &first);
-	run(&d, 50, 10, 13, 0, 0, 0.6, &first);
-	run(&d, 184, 10, 1, 0, 0, 0.74, &first);
-	n = run(&d, 190, 10, 1, 0, 0, 0.83, &first);
-	n += run(&d, 200, 10, 10, 0, 0, 0.6, &first);
+	n = car_bump(&d, false, &first);
 	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
 	expect("late-sample-above-0.7-g-still-ends-the-count", n == 0, why);
-	/*
-	 * The same, with a sample 6 ms late earlier in the window (its next
-	 * gap, 4 ms, is the shortest the period estimate has seen).
-	 */
-	detect_init(&d, DETECT_MEDIUM);
-	run(&d, 0, 10, 3, 0, 0, 1.0, &first);
-	run(&d, 36, 10, 1, 0, 0, 1.0, &first);
-	run(&d, 40, 10, 1, 0, 0, 1.0, &first);
-	run(&d, 50, 10, 13, 0, 0, 0.6, &first);
-	run(&d, 184, 10, 1, 0, 0, 0.74, &first);
-	n = run(&d, 190, 10, 1, 0, 0, 0.83, &first);
-	n += run(&d, 200, 10, 10, 0, 0, 0.6, &first);
+	n = car_bump(&d, true, &first);
 	snprintf(why, sizeof(why), "%u calls, first %d", n, first);
 	expect("late-samples-in-the-window-still-end-the-count", n == 0, why);
 	/*
