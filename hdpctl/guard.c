@@ -1318,12 +1318,10 @@ static void on_watch(struct guard *g)
 		flags = (g->src[i].flags & SOURCE_NAMED) | SOURCE_NO_BUFFER;
 		g->src[i].restore = false;
 		close_source(g, i);
-		try_source(g, path, flags, false);
-		if (!source_is_open(g, path)) {
+		/* (busy: try_source() put it on the waiting list) */
+		if (try_source(g, path, flags, false) == -EBUSY)
 			glog(g, LOG_ERR, "%s: not read while the other program's buffer keeps its raw files busy%s; tried again each second",
 			     path, nr_sources(g, false) ? "" : ": no accelerometer left");
-			wait_for_source(g, path, flags);
-		}
 	}
 }
 

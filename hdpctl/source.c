@@ -509,46 +509,19 @@ static void iio_restore(struct source *src)
 		iio_set(src->path, "buffer/enable", "1");
 }
 
-/* Every scan element's state, and the buffer's settings, for iio_restore(). */
-static void iio_save_all(struct source *src, const char *dir)
-{
-	static const char *const files[] = {
-		"buffer/enable", "buffer/length", "buffer/watermark", "current_timestamp_clock",
-	};
-	char sdir[PATH_MAX + 32], en[PATH_MAX + 64];
-	struct dirent *de;
-	size_t len, i;
-	DIR *d;
-
-	src->nsaved = 0;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		iio_save(src, dir, files[i]);
-	snprintf(sdir, sizeof(sdir), "%s/scan_elements", dir);
-	d = opendir(sdir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		len = strlen(de->d_name);
-		if (len < 7 || strncmp(de->d_name, "in_", 3) || strcmp(de->d_name + len - 3, "_en"))
-			continue;
-		snprintf(en, sizeof(en), "scan_elements/%s", de->d_name);
-		iio_save(src, dir, en);
-	}
-	closedir(d);
-}
-
 /*
- * Every scan element off, then x, y, z and the timestamp on: in two
- * passes, since a driver checks each mask it is asked for against the
- * masks it can scan, and ours beside another's may be none of them.
+ * @fn(@dir, "scan_elements/in_..._en", @ctx) for each of @dir's scan
+ * elements, until one returns non-zero. Return: that, 0, or a negative
+ * errno if there are none to walk.
  */
-static int iio_scan_only_ours(const char *dir)
+static int iio_each_scan_element(const char *dir,
+				 int (*fn)(const char *dir, const char *en, void *ctx), void *ctx)
 {
 	char sdir[PATH_MAX + 32], en[PATH_MAX + 64];
 	struct dirent *de;
-	size_t len, i;
-	DIR *d;
+	size_t len;
 	int ret = 0;
+	DIR *d;
 
 	snprintf(sdir, sizeof(sdir), "%s/scan_elements", dir);
 	d = opendir(sdir);
@@ -559,14 +532,69 @@ static int iio_scan_only_ours(const char *dir)
 		if (len < 7 || strncmp(de->d_name, "in_", 3) || strcmp(de->d_name + len - 3, "_en"))
 			continue;
 		snprintf(en, sizeof(en), "scan_elements/%s", de->d_name);
-		ret = iio_set(dir, en, "0");
+		ret = fn(dir, en, ctx);
 	}
 	closedir(d);
+	return ret;
+}
+
+static int save_one(const char *dir, const char *en, void *src)
+{
+	iio_save(src, dir, en);
+	return 0;
+}
+
+/* Every scan element's state, and the buffer's settings, for iio_restore(). */
+static void iio_save_all(struct source *src, const char *dir)
+{
+	static const char *const files[] = {
+		"buffer/enable", "buffer/length", "buffer/watermark", "current_timestamp_clock",
+	};
+	size_t i;
+
+	src->nsaved = 0;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		iio_save(src, dir, files[i]);
+	iio_each_scan_element(dir, save_one, src);
+}
+
+static int switch_off(const char *dir, const char *en, void *ctx)
+{
+	(void)ctx;
+	return iio_set(dir, en, "0");
+}
+
+/*
+ * Every scan element off, then x, y, z and the timestamp on: in two
+ * passes, since a driver checks each mask it is asked for against the
+ * masks it can scan, and ours beside another's may be none of them.
+ */
+static int iio_scan_only_ours(const char *dir)
+{
+	char en[64];
+	size_t i;
+	int ret;
+
+	ret = iio_each_scan_element(dir, switch_off, NULL);
 	for (i = 0; !ret && i < 4; i++) {
 		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
 		ret = iio_set(dir, en, "1");
 	}
 	return ret;
+}
+
+/*
+ * Whether @dir's buffer is on as open_iio_buffer() sets it: its length,
+ * a watermark of one record (where the kernel has one), boottime.
+ */
+static bool iio_on_as_guard_sets_it(const char *dir)
+{
+	char len[16];
+
+	snprintf(len, sizeof(len), "%u", SOURCE_IIO_RECORDS);
+	return iio_is(dir, "buffer/enable", "1") == 1 && iio_is(dir, "buffer/length", len) == 1 &&
+	       iio_is(dir, "buffer/watermark", "1") != 0 &&
+	       iio_is(dir, "current_timestamp_clock", "boottime") == 1;
 }
 
 /*
@@ -627,10 +655,7 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	 * as a guard sets it (one killed before it could switch it off):
 	 * that one is taken, and left off at the end.
 	 */
-	snprintf(buf, sizeof(buf), "%u", SOURCE_IIO_RECORDS);
-	if (iio_is(dir, "buffer/enable", "1") == 1 &&
-	    (iio_is(dir, "buffer/length", buf) != 1 || iio_is(dir, "buffer/watermark", "1") != 1 ||
-	     iio_is(dir, "current_timestamp_clock", "boottime") != 1)) {
+	if (iio_is(dir, "buffer/enable", "1") == 1 && !iio_on_as_guard_sets_it(dir)) {
 		close(fd);
 		return -EBUSY;
 	}
@@ -744,21 +769,13 @@ static bool iio_in_base(const char *dir, const struct udev_info *ui, char *how, 
 }
 
 /*
- * Whether iio-sensor-proxy, where its udev rule marked the device
- * (@ui->proxy), reads its raw files: it reads the buffer only with the
- * trigger a HID sensor hub gives (accel_3d-devN, drv-iio-buffer-accel.c),
- * where the buffer is the one way: its raw reads are HID reports that
- * can take seconds, which the guard's loop must not wait for.
+ * Whether the device at @dir is a HID sensor hub's: a trigger named
+ * accel_3d-devN for its number N exists, iio-sensor-proxy's own test
+ * (drv-iio-buffer-accel.c). A hub's raw reads are HID reports that can
+ * take seconds, which the guard's loop must not wait for: its buffer is
+ * the one way to read it.
  */
 static bool iio_is_hub(const char *dir)
-{
-	char file[PATH_MAX + 32], buf[64];
-
-	snprintf(file, sizeof(file), "%s/trigger/current_trigger", dir);
-	return !read_text(file, buf, sizeof(buf)) && !strncmp(buf, "accel_3d-dev", 12);
-}
-
-static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
 {
 	char name[64], file[PATH_MAX], buf[64];
 	const char *n = strrchr(dir, '/');
@@ -766,12 +783,12 @@ static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
 	bool hub = false;
 	DIR *d;
 
-	if (!*ui->proxy || !n || strncmp(n + 1, "iio:device", 10))
+	if (!n || strncmp(n + 1, "iio:device", 10))
 		return false;
 	snprintf(name, sizeof(name), "accel_3d-dev%s", n + 11);
 	d = opendir("/sys/bus/iio/devices");
 	if (!d)
-		return true;
+		return false;
 	while (!hub && (de = readdir(d))) {
 		if (strncmp(de->d_name, "trigger", 7))
 			continue;
@@ -779,7 +796,18 @@ static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
 		hub = !read_text(file, buf, sizeof(buf)) && !strcmp(buf, name);
 	}
 	closedir(d);
-	return !hub;
+	return hub;
+}
+
+/*
+ * Whether iio-sensor-proxy, where its udev rule marked the device
+ * (@ui->proxy), reads its raw files: it reads the buffer only of a hub.
+ */
+static bool proxy_reads_raw(const char *dir, const struct udev_info *ui)
+{
+	const char *n = strrchr(dir, '/');
+
+	return *ui->proxy && n && !strncmp(n + 1, "iio:device", 10) && !iio_is_hub(dir);
 }
 
 static int open_iio(const char *path, unsigned int flags, struct source *src,
@@ -790,6 +818,7 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	const char *base;
 	enum where w;
 	double scale;
+	bool raw;
 	int fd;
 
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -852,12 +881,12 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 	 * program holds, alone. (A sensor hub's it reads through the buffer,
 	 * which goes to the first of the two to open the device.)
 	 */
-	if (proxy_reads_raw(dir, &ui) && !(flags & SOURCE_NO_BUFFER) &&
-	    iio_is(dir, "trigger/current_trigger", "") == 0)
+	raw = proxy_reads_raw(dir, &ui);
+	if (raw && !(flags & SOURCE_NO_BUFFER) && iio_is(dir, "trigger/current_trigger", "") == 0)
 		snprintf(why, whylen,
 			 "%s (%s) has a trigger, but iio-sensor-proxy reads it too: read through its raw files %d times a second, which both can",
 			 dir, src->name, SOURCE_POLL_HZ);
-	if (proxy_reads_raw(dir, &ui) || (flags & SOURCE_NO_BUFFER))
+	if (raw || (flags & SOURCE_NO_BUFFER))
 		fd = -ENOENT;
 	else
 		fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
@@ -1385,12 +1414,12 @@ bool source_taken_over(const struct source *src)
 	unsigned int i;
 
 	/* (A file that cannot be read: the device is gone, its uevent says so.) */
-	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0)
+	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0 ||
+	    iio_is(src->path, "buffer/enable", "1") < 0)
 		return false;
-	if (!iio_is(src->path, "buffer/enable", "1") || iio_is(src->path, "trigger/current_trigger", "") == 1)
-		return true;
-	/* Switched off, changed and on again within a second: not ours. */
-	if (!iio_is(src->path, "current_timestamp_clock", "boottime"))
+	/* Off, or switched off, changed and on again within a second. */
+	if (!iio_on_as_guard_sets_it(src->path) ||
+	    iio_is(src->path, "trigger/current_trigger", "") == 1)
 		return true;
 	for (i = 0; i < 4; i++) {
 		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);

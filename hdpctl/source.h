@@ -206,7 +206,7 @@ void source_close(struct source *src);
  * switch its buffer off or take its trigger away (iio-sensor-proxy does,
  * as it gives up), and then no sample comes, and no error either.
  * Return: true if @src is an IIO buffer that is off, has no trigger, or
- * has another layout or clock than the guard set.
+ * has another length, watermark, layout or clock than the guard set.
  */
 bool source_taken_over(const struct source *src);
 

@@ -10,7 +10,8 @@
 # leaves the guard waiting, quietly. --check beside the guard changes
 # nothing; a buffer another program reads is left alone, and so are one
 # on between another program's reads and one another program switches
-# off (one a killed guard left on is taken); a buffer's settings are put back as they
+# off and on (its raw files read once it is off again; one a killed
+# guard left on is taken); a buffer's settings are put back as they
 # were found; a sensor that stops sending is said, and when it sends
 # again; in make soak, one whose raw files read exactly the same for
 # 30 s too.
@@ -197,12 +198,21 @@ if wait_line $L "$D (mma7455) sends samples again"; then
 else
 	not_ok silent-sensor-back-said "$(cat $L)"
 fi
-# Another program switches the buffer off (as iio-sensor-proxy does
-# before it sets the buffer up for itself): the guard leaves the buffer
-# to it, as that program set it, and reads the raw files instead.
+# Another program switches the buffer off and on again, set for itself
+# (as iio-sensor-proxy does): the guard leaves the buffer to it, as that
+# program set it; while it is on, its raw files are busy, which the
+# guard says, trying each second; once it is off, the guard reads them.
 echo 0 >$D/buffer/enable
 echo 16 >$D/buffer/length
+echo 1 >$D/buffer/enable
 if wait_line $L "$D (mma7455): its buffer was switched off or changed by another program (iio-sensor-proxy?): left to it; reading its raw files instead" &&
+	wait_line $L "$D: not read while the other program's buffer keeps its raw files busy: no accelerometer left; tried again each second"; then
+	ok iio-raw-files-busy-said
+else
+	not_ok iio-raw-files-busy-said "$(tail -4 $L)"
+fi
+echo 0 >$D/buffer/enable
+if wait_line $L "^hdpctl guard: $D: read$" &&
 	wait_line $L "reading $D (mma7455, iio, " &&
 	sleep 1.5 && [ "$(cat $D/buffer/enable) $(cat $D/buffer/length)" = "0 16" ]; then
 	ok iio-buffer-switched-off-left-to-the-other-program
