@@ -26,15 +26,8 @@ L=/tmp/guard-drivers.log
 A=$(disk ahci0)
 H=/config/hdprotect/$A
 
-# At rest before the drivers bind: WHO_AM_I, and z = 1 g.
-i2cset -y 0 0x1d 0x0f 0x3a	# LIS3LV02DL, 12 bits: 1024 counts per g
-i2cset -y 0 0x1d 0x2c 0x00
-i2cset -y 0 0x1d 0x2d 0x04
-i2cset -y 0 0x1e 0x0f 0x55	# MMA7455L, 10 bits: 64 counts per g
-i2cset -y 0 0x1e 0x09 0x01	# data ready
-i2cset -y 0 0x1e 0x04 0x40
-echo lis3lv02d 0x1d >$BUS/new_device
-echo mma7455 0x1e >$BUS/new_device
+stub_lis3lv02d
+stub_mma7455
 expect_eq lis3lv02d-position-at-rest "$(cat /sys/devices/platform/lis3lv02d/position)" "(0,0,1000)"
 IIO=$(basename "$(ls -d /sys/bus/iio/devices/iio:device* | head -1)")
 expect_eq mma7455-at-rest "$(cat /sys/bus/iio/devices/$IIO/name) $(cat /sys/bus/iio/devices/$IIO/in_accel_z_raw)" "mma7455 64"

@@ -33,12 +33,6 @@ H=/config/hdprotect/$A
 C=/tmp/guard-udev.conf
 LINK=/dev/input/by-path/platform-lis3lv02d-event
 
-lis3_add() {
-	i2cset -y 0 0x1d 0x0f 0x3a
-	i2cset -y 0 0x1d 0x2c 0x00
-	i2cset -y 0 0x1d 0x2d 0x04
-	echo lis3lv02d 0x1d >$BUS/new_device
-}
 lis3_event() {
 	echo /dev/input/$(basename "$(ls -d /sys/devices/platform/lis3lv02d/input/input*/event*)")
 }
@@ -47,7 +41,7 @@ lis3_event() {
 # events fills its socket's buffer, then the device goes and comes back:
 # those two events are lost. The guard is told (ENOBUFS) when it runs
 # again and looks at every device again, which finds the new one.
-lis3_add
+stub_lis3lv02d
 EV=$(lis3_event)
 printf 'disks = %s\ntimeout = 1\nsources = %s\n' /dev/hdp/ahci0 "$EV" >$C
 hdpctl guard -c $C >$L 2>&1 &
@@ -62,7 +56,7 @@ while [ $i -lt 2000 ]; do
 done
 # The socket is full: these two events are lost.
 echo 0x1d >$BUS/delete_device
-lis3_add
+stub_lis3lv02d
 kill -CONT $GPID
 if wait_line $L 'device events were lost (too many at once): looking at every disk and accelerometer again' &&
 	wait_line $L "reading $EV (ST LIS3LV02DL" 2; then
@@ -84,7 +78,7 @@ else
 	exit 1
 fi
 
-lis3_add
+stub_lis3lv02d
 udevadm settle -t 20
 if [ -L $LINK ]; then
 	ok udev-links-the-accelerometer
@@ -101,7 +95,7 @@ wait_line $L "reading $LINK (ST LIS3LV02DL" || not_ok link-read-at-start "$(cat 
 echo 0x1d >$BUS/delete_device
 wait_line $L "$LINK (ST LIS3LV02DL Accelerometer) went away" ||
 	not_ok link-source-went-away "$(cat $L)"
-lis3_add
+stub_lis3lv02d
 if wait_line $L "reading $LINK (ST LIS3LV02DL" 2; then
 	ok source-named-by-its-link-read-again-when-it-comes-back
 else
@@ -117,10 +111,7 @@ stop_guard guard-udev-link-guard-stops $GPID $L
 echo 0x1d >$BUS/delete_device
 
 # An IIO accelerometer (mma7455) that says nothing of its place.
-i2cset -y 0 0x1e 0x0f 0x55
-i2cset -y 0 0x1e 0x09 0x01
-i2cset -y 0 0x1e 0x04 0x40
-echo mma7455 0x1e >$BUS/new_device
+stub_mma7455
 udevadm settle -t 20
 IIO=$(basename "$(ls -d /sys/bus/iio/devices/iio:device* | head -1)")
 D=/sys/bus/iio/devices/$IIO

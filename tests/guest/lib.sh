@@ -159,6 +159,23 @@ wait_line() {
 
 # --- hdpctl guard (tests guard, guard-drivers, guard-freefall, guard-soak) ---
 
+# stub_lis3lv02d, stub_mma7455: on i2c-stub's bus 0 (loaded with
+# chip_addr=0x1d,0x1e), a LIS3LV02DL at 0x1d (12 bits: 1024 counts per g)
+# or an MMA7455L at 0x1e (10 bits: 64 counts per g, data ready) at rest,
+# z = 1 g, bound to its real driver.
+stub_lis3lv02d() {
+	i2cset -y 0 0x1d 0x0f 0x3a	# WHO_AM_I
+	i2cset -y 0 0x1d 0x2c 0x00
+	i2cset -y 0 0x1d 0x2d 0x04
+	echo lis3lv02d 0x1d >/sys/bus/i2c/devices/i2c-0/new_device
+}
+stub_mma7455() {
+	i2cset -y 0 0x1e 0x0f 0x55	# WHO_AM_I
+	i2cset -y 0 0x1e 0x09 0x01	# data ready
+	i2cset -y 0 0x1e 0x04 0x40
+	echo mma7455 0x1e >/sys/bus/i2c/devices/i2c-0/new_device
+}
+
 # cpu_ticks PID: user and system time of PID, in clock ticks.
 cpu_ticks() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
