@@ -127,6 +127,10 @@ struct guard {
 	bool status_dirty;		/* STATUS= to tell systemd again */
 	char status[600];		/* the last told */
 	bool watchdog;			/* systemd's WatchdogSec= is on */
+	/* paused (no park) until then (CLOCK_MONOTONIC), or 0; by whom */
+	uint64_t paused_until_ns;
+	char paused_by[64];
+	bool paused_fall_told;		/* a fall while paused was said */
 };
 
 /* The kernel's message of the last request, or "" if it gave none. */
@@ -707,6 +711,8 @@ static void update_status(struct guard *g)
 			 "no accelerometer; waiting for one");
 	else
 		snprintf(msg, sizeof(msg), "STATUS=protecting %s with %s", disks, srcs);
+	if (g->paused_until_ns && g->ndisks)
+		snprintf(msg, sizeof(msg), "STATUS=%s NOT guarded: paused %s", disks, g->paused_by);
 	if (strcmp(msg, g->status)) {
 		snprintf(g->status, sizeof(g->status), "%s", msg);
 		notify(msg);
@@ -1048,6 +1054,58 @@ static void fault_changed(struct guard *g, struct source *src, const struct samp
 	g->status_dirty = true;
 }
 
+/*
+ * A pause: no park until it ends, by itself (SIGUSR1: PAUSE_SIGNAL_MS, as
+ * hdapsd does) or when resumed. A pause never shortens one in force, and
+ * never ends a park in force: the disks unpark when it ends. The
+ * detectors go on (a fall that begins as the pause ends is seen whole),
+ * their calls are not made and cost the sources nothing; the first is
+ * said, once a pause.
+ */
+#define PAUSE_SIGNAL_MS	8000
+
+static void pause_for(struct guard *g, uint64_t ms, const char *by)
+{
+	uint64_t until = now_ns() + ms * 1000000ull;
+
+	if (until <= g->paused_until_ns)
+		return;
+	if (!g->paused_until_ns)
+		g->paused_fall_told = false;
+	g->paused_until_ns = until;
+	snprintf(g->paused_by, sizeof(g->paused_by), "%s for %llu.%03llu s", by,
+		 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
+	g->status_dirty = true;
+	glog(g, LOG_NOTICE, "paused %s: no park until it ends%s", g->paused_by,
+	     g->parked ? "; the disks unpark when their park ends" : "");
+}
+
+/* The pause in force ends: @why, or it ran out. */
+static void pause_end(struct guard *g, const char *why)
+{
+	if (!g->paused_until_ns)
+		return;
+	g->paused_until_ns = 0;
+	g->status_dirty = true;
+	glog(g, LOG_NOTICE, "protecting again: %s", why);
+}
+
+static bool paused(struct guard *g, const struct source *src, enum detect_cause cause)
+{
+	if (!g->paused_until_ns)
+		return false;
+	if (now_ns() >= g->paused_until_ns) {
+		pause_end(g, "the pause ended");
+		return false;
+	}
+	if (!g->paused_fall_told) {
+		g->paused_fall_told = true;
+		glog(g, LOG_NOTICE, "%s on %s (%s) while paused: not parked",
+		     detect_cause_name(cause), src->path, src->name);
+	}
+	return true;
+}
+
 /* A sample (the device's, or its last repeated): detect, and park. */
 static void feed(struct guard *g, struct source *src, const struct sample *s)
 {
@@ -1058,7 +1116,7 @@ static void feed(struct guard *g, struct source *src, const struct sample *s)
 	src->det.repeated = false;
 	if (src->det.fault != src->fault_told)
 		fault_changed(g, src, s);
-	if (cause == DETECT_NONE || !hold_allowed(g, src, now_ns()))
+	if (cause == DETECT_NONE || paused(g, src, cause) || !hold_allowed(g, src, now_ns()))
 		return;
 	park(g, src, s, cause);
 }
@@ -1078,7 +1136,7 @@ static void on_sample(struct source *src, const struct sample *s, void *data)
 	if (src->last[0] != s->x || src->last[1] != s->y || src->last[2] != s->z)
 		src->same_since_ns = src->last_sample_ns;
 	if (s->hw_fall) {
-		if (hold_allowed(g, src, now_ns()))
+		if (!paused(g, src, DETECT_FREE_FALL) && hold_allowed(g, src, now_ns()))
 			park(g, src, s, DETECT_FREE_FALL);
 		return;
 	}
@@ -1299,6 +1357,8 @@ static void on_watch(struct guard *g)
 		(void)0;
 	if (g->watchdog)
 		notify("WATCHDOG=1");
+	if (g->paused_until_ns && now_ns() >= g->paused_until_ns)
+		pause_end(g, "the pause ended");
 	update_status(g);
 	for (i = 0; i < MAX_SOURCES; i++)
 		if (g->src[i].fd >= 0)
@@ -1804,6 +1864,7 @@ static int open_signals(void)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -1881,12 +1942,16 @@ static void reload(struct guard *g)
 static void on_signal(struct guard *g)
 {
 	struct signalfd_siginfo si;
+	char by[48];
 
 	while (read(g->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
 			notify("RELOADING=1");
 			reload(g);
 			notify("READY=1");
+		} else if (si.ssi_signo == SIGUSR1) {
+			snprintf(by, sizeof(by), "by SIGUSR1 from pid %u", si.ssi_pid);
+			pause_for(g, PAUSE_SIGNAL_MS, by);
 		} else {
 			glog(g, LOG_NOTICE, "stopping (%s)%s", strsignal((int)si.ssi_signo),
 			     g->parked ? "; the disks unpark when their park ends" : "");

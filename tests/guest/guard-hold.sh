@@ -14,9 +14,11 @@
 #   while it knocks; then it is made again (a new uinput device at the
 #   same path) and knocks on: still set aside, said so; quiet for 6 s, it
 #   is read again and a drop parks;
+# - SIGUSR1, as for hdapsd: a pause of 8 s, in which a drop does not
+#   park, and which ends by itself: a drop after it parks;
 # - the guard's stderr a pipe that is full (nobody reads it): a drop still
 #   parks the disk, and the guard stops within 5 s all the same.
-# Costs about 70 s: the traces play in real time.
+# Costs about 85 s: the traces play in real time.
 . ./lib.sh
 
 modprobe hdprotect || { not_ok guard-hold "modprobe hdprotect failed"; exit 1; }
@@ -171,6 +173,29 @@ else
 	not_ok set-aside-source-quiet-for-5-s-parks-the-next-fall "$(tail -5 $L)"
 fi
 stop_guard forged-knocks-guard-stops $GPID $L
+
+# --- a pause (SIGUSR1, as hdapsd): no park for 8 s, then parks again ---
+# Drops of 0.3 s at 1 s (paused) and at 10 s (the pause over).
+trace /tmp/pause.trace 11 '((i >= 50 && i < 65) || (i >= 500 && i < 515) ? 0.02 : 1.0) + (i % 4) * 0.001'
+replay pause --settle 0.3 /tmp/pause.trace
+guard
+kill -USR1 $GPID
+wait_line $L "paused by SIGUSR1 from pid [0-9]* for 8.000 s: no park until it ends" ||
+	not_ok sigusr1-pauses "$(tail -3 $L)"
+p0=$(stat_of $I parks)
+touch /tmp/go-pause
+if wait_line $L "free fall on $EV (.*) while paused: not parked"; then
+	expect_eq sigusr1-pause-no-park "$(grep -c 'park: ' $L) $(stat_of $I parks)" "0 $p0"
+else
+	not_ok sigusr1-pause-no-park "$(tail -3 $L)"
+fi
+if wait_line $L 'protecting again: the pause ended' && wait_line $L 'park: free fall'; then
+	ok sigusr1-pause-ends-by-itself-and-parks-again
+else
+	not_ok sigusr1-pause-ends-by-itself-and-parks-again "$(tail -3 $L)"
+fi
+wait $RPID
+stop_guard pause-guard-stops $GPID $L
 
 # --- a log nobody reads ---
 replay stalled --settle 0.3 --seconds 2 /hdp/motion/drop-30cm.trace
