@@ -1059,25 +1059,28 @@ static void fault_changed(struct guard *g, struct source *src, const struct samp
  * hdapsd does) or when resumed. A pause never shortens one in force, and
  * never ends a park in force: the disks unpark when it ends. The
  * detectors go on (a fall that begins as the pause ends is seen whole),
- * their calls are not made and cost the sources nothing; the first is
- * said, once a pause.
+ * their calls are not made: not charged to a source's bucket, and no
+ * break in its calls either; the first is said, once a pause.
  */
 #define PAUSE_SIGNAL_MS	8000
 
-static void pause_for(struct guard *g, uint64_t ms, const char *by)
+/* @by: who, for STATUS= and the log; @who: more for the log (a pid) */
+static void pause_for(struct guard *g, uint64_t ms, const char *by, const char *who)
 {
 	uint64_t until = now_ns() + ms * 1000000ull;
+	bool was = g->paused_until_ns;
 
 	if (until <= g->paused_until_ns)
 		return;
-	if (!g->paused_until_ns)
+	if (!was)
 		g->paused_fall_told = false;
 	g->paused_until_ns = until;
 	snprintf(g->paused_by, sizeof(g->paused_by), "%s for %llu.%03llu s", by,
 		 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
 	g->status_dirty = true;
-	glog(g, LOG_NOTICE, "paused %s: no park until it ends%s", g->paused_by,
-	     g->parked ? "; the disks unpark when their park ends" : "");
+	/* (a pause made longer is said quietly: a loop of signals) */
+	glog(g, was ? LOG_INFO : LOG_NOTICE, "paused %s (%s): no park until it ends%s",
+	     g->paused_by, who, g->parked ? "; the disks unpark when their park ends" : "");
 }
 
 /* The pause in force ends: @why, or it ran out. */
@@ -1090,7 +1093,7 @@ static void pause_end(struct guard *g, const char *why)
 	glog(g, LOG_NOTICE, "protecting again: %s", why);
 }
 
-static bool paused(struct guard *g, const struct source *src, enum detect_cause cause)
+static bool paused(struct guard *g, struct source *src, enum detect_cause cause)
 {
 	if (!g->paused_until_ns)
 		return false;
@@ -1098,6 +1101,8 @@ static bool paused(struct guard *g, const struct source *src, enum detect_cause 
 		pause_end(g, "the pause ended");
 		return false;
 	}
+	/* A call not made is no break in the source's calls (hold_allowed()). */
+	src->hold.last_seen_ns = now_ns();
 	if (!g->paused_fall_told) {
 		g->paused_fall_told = true;
 		glog(g, LOG_NOTICE, "%s on %s (%s) while paused: not parked",
@@ -1942,7 +1947,7 @@ static void reload(struct guard *g)
 static void on_signal(struct guard *g)
 {
 	struct signalfd_siginfo si;
-	char by[48];
+	char who[64];
 
 	while (read(g->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
@@ -1950,8 +1955,8 @@ static void on_signal(struct guard *g)
 			reload(g);
 			notify("READY=1");
 		} else if (si.ssi_signo == SIGUSR1) {
-			snprintf(by, sizeof(by), "by SIGUSR1 from pid %u", si.ssi_pid);
-			pause_for(g, PAUSE_SIGNAL_MS, by);
+			snprintf(who, sizeof(who), "sent by pid %u, uid %u", si.ssi_pid, si.ssi_uid);
+			pause_for(g, PAUSE_SIGNAL_MS, "by SIGUSR1", who);
 		} else {
 			glog(g, LOG_NOTICE, "stopping (%s)%s", strsignal((int)si.ssi_signo),
 			     g->parked ? "; the disks unpark when their park ends" : "");

@@ -673,7 +673,13 @@ static int open_iio_buffer(const char *dir, struct source *src, bool probe)
 	snprintf(buf, sizeof(buf), "%u", SOURCE_IIO_RECORDS);
 	if (!ret)
 		ret = iio_set(dir, "buffer/length", buf);
-	iio_set(dir, "buffer/watermark", "1");
+	/*
+	 * A watermark that cannot be set (a DMA buffer's is read-only) is
+	 * not the guard's one record, which source_taken_over() checks: such
+	 * a buffer is not used. Older kernels have none at all.
+	 */
+	if (!ret && iio_set(dir, "buffer/watermark", "1") && iio_is(dir, "buffer/watermark", "1") == 0)
+		ret = -EOPNOTSUPP;
 	/* The clock cannot change while an event fd is open: leave it if right. */
 	if (!ret && iio_is(dir, "current_timestamp_clock", "boottime") != 1)
 		ret = iio_set(dir, "current_timestamp_clock", "boottime");
@@ -886,7 +892,8 @@ static int open_iio(const char *path, unsigned int flags, struct source *src,
 		snprintf(why, whylen,
 			 "%s (%s) has a trigger, but iio-sensor-proxy reads it too: read through its raw files %d times a second, which both can",
 			 dir, src->name, SOURCE_POLL_HZ);
-	if (raw || (flags & SOURCE_NO_BUFFER))
+	/* (A hub's buffer is its one way, taken over or not.) */
+	if (raw || ((flags & SOURCE_NO_BUFFER) && !iio_is_hub(dir)))
 		fd = -ENOENT;
 	else
 		fd = open_iio_buffer(dir, src, flags & SOURCE_PROBE);
@@ -1417,10 +1424,13 @@ bool source_taken_over(const struct source *src)
 	if (src->kind != SOURCE_IIO_BUFFER || src->fd < 0 ||
 	    iio_is(src->path, "buffer/enable", "1") < 0)
 		return false;
-	/* Off, or switched off, changed and on again within a second. */
+	/*
+	 * Off, or switched off, changed and on again within a second; not
+	 * a device that went away between the reads.
+	 */
 	if (!iio_on_as_guard_sets_it(src->path) ||
 	    iio_is(src->path, "trigger/current_trigger", "") == 1)
-		return true;
+		return iio_is(src->path, "buffer/enable", "1") >= 0;
 	for (i = 0; i < 4; i++) {
 		snprintf(en, sizeof(en), "scan_elements/in_%s_en", iio_chans[i]);
 		if (!iio_is(src->path, en, "1"))
