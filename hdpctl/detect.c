@@ -155,15 +155,23 @@ static bool tilted(struct detect *d, uint64_t t_ns, double x, double y,
  * cover as much as two on time. A @repeated sample (the last again, of a
  * sensor that sends nothing while it reads the same) is no new sample,
  * but a sensor that stays above for DETECT_BLIP_MS ends the run.
+ * How long a free-fall run has lasted is the time since its start: a
+ * sensor in free fall reads the same, and sends nothing (an input
+ * device), so repeated samples count. A tumbling run's is what its own
+ * samples stand for, each @held_ns: a tumbling sensor's reading turns
+ * all the time, so a silence is a sensor or a system held up (a guest
+ * stalled for 100 ms in a car's dip, then its samples at once), not a
+ * longer fall.
  * Return: how long the run has lasted, or -1 if it is off.
  */
-static int64_t run_sample(struct detect_run *r, double thr, double a,
-			  uint64_t t_ns, uint64_t credit_ns, bool blips, bool repeated)
+static int64_t run_sample(struct detect_run *r, double thr, double a, uint64_t t_ns,
+			  uint64_t credit_ns, uint64_t held_ns, bool blips, bool repeated)
 {
 	if (a < thr) {
 		if (!r->on) {
 			r->on = true;
 			r->start_ns = t_ns > credit_ns ? t_ns - credit_ns : 0;
+			r->len_ns = 0;
 		}
 		r->above = 0;
 	} else if (r->on) {
@@ -175,14 +183,18 @@ static int64_t run_sample(struct detect_run *r, double thr, double a,
 			       t_ns - r->above_ns > DETECT_BLIP_MS * 1000000ull))
 			r->on = false;
 	}
-	return r->on ? (int64_t)(t_ns - r->start_ns) : -1;
+	if (!r->on)
+		return -1;
+	if (!repeated)
+		r->len_ns += held_ns;
+	return blips ? (int64_t)r->len_ns : (int64_t)(t_ns - r->start_ns);
 }
 
 enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 				double y, double z)
 {
 	double a = sqrt(x * x + y * y + z * z);
-	uint64_t credit = 0, gap;
+	uint64_t credit = 0, held = 0, gap;
 	int64_t fast, slow;
 	bool fell;
 
@@ -222,9 +234,18 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 		 * the shortest gap of a window is below the true period.
 		 */
 		credit = gap < d->period_ns * 3 / 2 ? gap : d->period_ns * 3 / 2;
+		/*
+		 * What it stands for in a tumbling run: the same, but at
+		 * least DETECT_HELD_MS, which a period that bunched samples
+		 * made short does not shrink.
+		 */
+		held = credit > DETECT_HELD_MS * 1000000ull ? credit :
+		       gap < DETECT_HELD_MS * 1000000ull ? gap : DETECT_HELD_MS * 1000000ull;
 	}
 	if (credit > DETECT_CREDIT_MS * 1000000ull)
 		credit = DETECT_CREDIT_MS * 1000000ull;
+	if (held > DETECT_CREDIT_MS * 1000000ull)
+		held = DETECT_CREDIT_MS * 1000000ull;
 	d->have_last = true;
 	d->last_ns = t_ns;
 	/* A fault ends once the sensor reads near 1 g for long enough. */
@@ -241,8 +262,8 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	 * free fall reads near 0 g throughout, while a car's bump hovers
 	 * about 0.4 g, where letting samples pass would join its dips.
 	 */
-	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, false, d->repeated);
-	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, true, d->repeated);
+	fast = run_sample(&d->fast, d->p.ff_g, a, t_ns, credit, held, false, d->repeated);
+	slow = run_sample(&d->slow, DETECT_SLOW_G, a, t_ns, credit, held, true, d->repeated);
 	d->in_fall = d->fast.on || d->slow.on;
 	if (d->in_fall)
 		d->fall_start_ns = d->fast.on && (!d->slow.on || d->fast.start_ns < d->slow.start_ns) ?

@@ -58,12 +58,20 @@ struct detect_params {
 /* The first sample of a run counts for its period, up to this long. */
 #define DETECT_CREDIT_MS	20
 
+/*
+ * A sample of a tumbling run stands for the time since the last, up to
+ * one and a half periods but never less than this (and DETECT_CREDIT_MS
+ * at most): a silence longer is no longer fall (detect.c).
+ */
+#define DETECT_HELD_MS		10
+
 /* A run of samples below a threshold. */
 struct detect_run {
 	bool on;
 	uint64_t start_ns;	/* its start, the first sample's period included */
 	unsigned int above;	/* samples in a row at or above, since */
 	uint64_t above_ns;	/* the time the first of them averages from */
+	uint64_t len_ns;	/* the time its own samples stand for */
 };
 
 /* A tilt is a turn within this long. */
