@@ -95,7 +95,7 @@ void detect_init(struct detect *d, enum detect_level level)
 	d->shock_g = d->p.shock_g;
 	d->fault = DETECT_FAULT_NONE;
 	d->ok_on = d->have_last = false;
-	d->ok_since_ns = d->last_ns = 0;
+	d->ok_since_ns = d->last_ns = d->last_real_ns = 0;
 	d->period_ns = d->gap_min_ns = 0;
 	d->gap_n = 0;
 	d->in_shock = d->repeated = false;
@@ -158,10 +158,11 @@ static bool tilted(struct detect *d, uint64_t t_ns, double x, double y,
  * How long a free-fall run has lasted is the time since its start: a
  * sensor in free fall reads the same, and sends nothing (an input
  * device), so repeated samples count. A tumbling run's is what its own
- * samples stand for, each @held_ns: a tumbling sensor's reading turns
- * all the time, so a silence is a sensor or a system held up (a guest
- * stalled for 100 ms in a car's dip, then its samples at once), not a
- * longer fall.
+ * samples stand for: the first its credit, each other @held_ns, the
+ * time since the last up to DETECT_CREDIT_MS. A tumbling sensor's
+ * reading turns all the time, so a silence is a sensor or a system held
+ * up (a guest stalled for 100 ms in a bus's dip, then its samples at
+ * once), not a longer fall.
  * Return: how long the run has lasted, or -1 if it is off.
  */
 static int64_t run_sample(struct detect_run *r, double thr, double a, uint64_t t_ns,
@@ -171,7 +172,8 @@ static int64_t run_sample(struct detect_run *r, double thr, double a, uint64_t t
 		if (!r->on) {
 			r->on = true;
 			r->start_ns = t_ns > credit_ns ? t_ns - credit_ns : 0;
-			r->len_ns = 0;
+			r->len_ns = credit_ns;
+			held_ns = 0;
 		}
 		r->above = 0;
 	} else if (r->on) {
@@ -194,7 +196,7 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 				double y, double z)
 {
 	double a = sqrt(x * x + y * y + z * z);
-	uint64_t credit = 0, held = 0, gap;
+	uint64_t credit = 0, held = 0, gap, real;
 	int64_t fast, slow;
 	bool fell;
 
@@ -220,11 +222,13 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 	 */
 	if (d->have_last) {
 		gap = t_ns - d->last_ns;
-		if (gap && !d->repeated && (!d->gap_n || gap < d->gap_min_ns))
-			d->gap_min_ns = gap;
-		if (gap && !d->repeated && (!d->period_ns || gap < d->period_ns))
-			d->period_ns = gap;
-		if (gap && !d->repeated && ++d->gap_n == 64) {
+		/* the sensor's own gaps: not to or from a repeat */
+		real = d->last_real_ns == d->last_ns && !d->repeated ? gap : 0;
+		if (real && (!d->gap_n || real < d->gap_min_ns))
+			d->gap_min_ns = real;
+		if (real && (!d->period_ns || real < d->period_ns))
+			d->period_ns = real;
+		if (real && ++d->gap_n == 64) {
 			d->period_ns = d->gap_min_ns;
 			d->gap_n = 0;
 		}
@@ -235,13 +239,15 @@ enum detect_cause detect_sample(struct detect *d, uint64_t t_ns, double x,
 		 */
 		credit = gap < d->period_ns * 3 / 2 ? gap : d->period_ns * 3 / 2;
 		/*
-		 * What it stands for in a tumbling run: the same, but at
-		 * least DETECT_HELD_MS, which a period that bunched samples
-		 * made short does not shrink.
+		 * What it stands for in a tumbling run: the time since the
+		 * sensor's last (not the guard's repeat in between), up to
+		 * DETECT_CREDIT_MS; no period estimate, which samples that
+		 * came bunched make short.
 		 */
-		held = credit > DETECT_HELD_MS * 1000000ull ? credit :
-		       gap < DETECT_HELD_MS * 1000000ull ? gap : DETECT_HELD_MS * 1000000ull;
+		held = d->last_real_ns && t_ns > d->last_real_ns ? t_ns - d->last_real_ns : 0;
 	}
+	if (!d->repeated)
+		d->last_real_ns = t_ns;
 	if (credit > DETECT_CREDIT_MS * 1000000ull)
 		credit = DETECT_CREDIT_MS * 1000000ull;
 	if (held > DETECT_CREDIT_MS * 1000000ull)

@@ -58,13 +58,6 @@ struct detect_params {
 /* The first sample of a run counts for its period, up to this long. */
 #define DETECT_CREDIT_MS	20
 
-/*
- * A sample of a tumbling run stands for the time since the last, up to
- * one and a half periods but never less than this (and DETECT_CREDIT_MS
- * at most): a silence longer is no longer fall (detect.c).
- */
-#define DETECT_HELD_MS		10
-
 /* A run of samples below a threshold. */
 struct detect_run {
 	bool on;
@@ -118,6 +111,7 @@ struct detect {
 	uint64_t ok_since_ns;
 	bool have_last;
 	uint64_t last_ns;	/* the last sample's time */
+	uint64_t last_real_ns;	/* the last not repeated */
 	/* the sensor's period: the shortest gap of the last whole window */
 	uint64_t period_ns, gap_min_ns;
 	unsigned int gap_n;
