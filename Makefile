@@ -16,6 +16,8 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
 UDEV_CFLAGS = $(shell pkg-config --cflags libudev)
 UDEV_LIBS = $(shell pkg-config --libs libudev)
+SDBUS_CFLAGS = $(shell pkg-config --cflags libsystemd)
+SDBUS_LIBS = $(shell pkg-config --libs libsystemd)
 
 # Programs the guest tests use; qemu/mkinitramfs copies them and the shared
 # libraries they need into the initramfs. They include the kernel's UAPI
@@ -34,6 +36,11 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+# dbus-daemon and polkitd read their files from /usr/share only (not
+# from under another PREFIX): the guard's bus policy, its polkit actions
+# and its introspection XML go there.
+DBUSDIR ?= /usr/share/dbus-1
+POLKITDIR ?= /usr/share/polkit-1
 HDP_VERSION := 1.0.0
 LIB_SRC := $(wildcard libhdp/*.c)
 LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
@@ -93,7 +100,7 @@ hdpctl: build/hdpctl/hdpctl
 
 build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) -lm
+	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) $(SDBUS_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) $(SDBUS_LIBS) -lm
 
 examples: build/libhdp/examples/hdp-applet
 
@@ -122,6 +129,12 @@ install: lib hdpctl
 		>$(DESTDIR)$(UNITDIR)/hdprotect-guard.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hdprotect-guard.service
 	install -m 0644 service/70-hdprotect.rules $(DESTDIR)$(UDEVRULESDIR)/
+	@# Its face on the system bus (hdpctl-guard(8), D-BUS INTERFACE).
+	install -d $(DESTDIR)$(DBUSDIR)/system.d $(DESTDIR)$(DBUSDIR)/interfaces \
+		$(DESTDIR)$(POLKITDIR)/actions
+	install -m 0644 service/org.hdprotect.Guard1.conf $(DESTDIR)$(DBUSDIR)/system.d/
+	install -m 0644 hdpctl/org.hdprotect.Guard1.xml $(DESTDIR)$(DBUSDIR)/interfaces/
+	install -m 0644 service/org.hdprotect.guard.policy $(DESTDIR)$(POLKITDIR)/actions/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hdprotect.conf ] || \
 		install -m 0644 service/hdprotect.conf $(DESTDIR)$(SYSCONFDIR)/
 

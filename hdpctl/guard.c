@@ -11,7 +11,9 @@
  * SIGHUP reloads the configuration). Nothing is polled at a fixed rate
  * but the sysfs sources, and once a second the watchdog, the sources'
  * liveness and the IIO buffers' state (on_watch()). The log is written
- * by a thread of its own (glog()).
+ * by a thread of its own (glog()), and the system bus is served by
+ * another (bus.c): the loop hands it a copy of its state (bus_tell())
+ * and takes the commands it authorised (on_bus()).
  *
  * A sample that calls for a park (detect.c) sends one netlink PARK of
  * every enabled disk at once, with the configured timeout, and does not
@@ -52,6 +54,7 @@
 #include <hdp.h>
 #include <libudev.h>
 
+#include "bus.h"
 #include "conf.h"
 #include "detect.h"
 #include "guard.h"
@@ -81,6 +84,7 @@ enum tag {
 	TAG_FALL,
 	TAG_RESCAN,
 	TAG_WATCH,
+	TAG_BUS,
 	TAG_SOURCE = 100,	/* + the source's slot, + its generation << 32 */
 };
 
@@ -114,6 +118,7 @@ struct guard {
 	unsigned int rescans;		/* retries left for named disks */
 	uint64_t missing;		/* bit i: conf.disks[i] not present */
 	char disks[MAX_DISKS][HDP_NAME_MAX + 1];	/* protected now */
+	bool disk_parked[MAX_DISKS];	/* the kernel said so (any park) */
 	size_t ndisks;
 	bool kernel_missing;		/* hdprotect is not loaded */
 	unsigned int refused;		/* disks the kernel refused to set up */
@@ -129,8 +134,17 @@ struct guard {
 	bool watchdog;			/* systemd's WatchdogSec= is on */
 	/* paused (no park) until then (CLOCK_MONOTONIC), or 0; by whom */
 	uint64_t paused_until_ns;
+	uint64_t paused_until_us;	/* the same, CLOCK_REALTIME (D-Bus) */
 	char paused_by[64];
 	bool paused_fall_told;		/* a fall while paused was said */
+	/* the D-Bus face (bus.h), or NULL; its state to tell again */
+	struct bus *bus;
+	bool bus_dirty;
+	uint32_t parks;			/* since the start, renewals not */
+	uint64_t last_park_us;		/* CLOCK_REALTIME; 0: none yet */
+	char last_cause[32], last_sensor[128], last_disks[256];
+	double last_latency_ms;
+	struct bus_state bus_st;	/* bus_tell()'s */
 };
 
 /* The kernel's message of the last request, or "" if it gave none. */
@@ -150,6 +164,17 @@ static uint64_t now_ns(void)
 }
 
 /* A sample's time (SOURCE_CLOCK) on CLOCK_MONOTONIC, the kernel's. */
+/* CLOCK_REALTIME in µs of @mono_ns, a CLOCK_MONOTONIC time (for D-Bus). */
+static uint64_t realtime_us(uint64_t mono_ns)
+{
+	struct timespec ts;
+	uint64_t now = now_ns(), real;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	real = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return mono_ns >= now ? real + (mono_ns - now) / 1000 : real - (now - mono_ns) / 1000;
+}
+
 static uint64_t sample_to_mono(uint64_t t)
 {
 	uint64_t boot = source_now_ns(), mono = now_ns();
@@ -490,7 +515,10 @@ static void forget_disk(struct guard *g, const char *name)
 		if (!strcmp(g->disks[i], name)) {
 			memmove(g->disks[i], g->disks[i + 1],
 				(g->ndisks - i - 1) * sizeof(g->disks[0]));
+			memmove(&g->disk_parked[i], &g->disk_parked[i + 1],
+				(g->ndisks - i - 1) * sizeof(g->disk_parked[0]));
 			g->ndisks--;
+			g->bus_dirty = true;
 			return;
 		}
 	}
@@ -539,7 +567,9 @@ static void protect_disk(struct guard *g, const char *name, const char *spec,
 	}
 	if (is_protected(g, name) || g->ndisks == MAX_DISKS)
 		return;
+	g->disk_parked[g->ndisks] = false;
 	snprintf(g->disks[g->ndisks++], sizeof(g->disks[0]), "%s", name);
+	g->bus_dirty = true;
 	glog(g, LOG_NOTICE, "protecting %s%s%s%s: parks of %u.%03u s, method %s", name,
 	     spec ? " (" : "", spec ? spec : "", spec ? ")" : "",
 	     g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
@@ -797,6 +827,14 @@ static void park(struct guard *g, const struct source *src,
 	g->parked = true;
 	g->park_start_ns = t;
 	g->renewals = 0;
+	g->parks++;
+	g->last_park_us = realtime_us(t);
+	g->last_latency_ms = at > st ? (at - st) / 1e6 : 0.0;
+	snprintf(g->last_cause, sizeof(g->last_cause), "%s",
+		 s->hw_fall ? "free fall (hardware)" : detect_cause_name(cause));
+	snprintf(g->last_sensor, sizeof(g->last_sensor), "%.127s", src->path);
+	snprintf(g->last_disks, sizeof(g->last_disks), "%s", names);
+	g->bus_dirty = true;
 	/* The kernel's time of the park command, against the sample's. */
 	glog(g, LOG_NOTICE, "park: %s; parked %s, park command %.2f ms after the sample at %llu.%06llu s",
 	     why, names, at > st ? (at - st) / 1e6 : 0.0,
@@ -1075,6 +1113,7 @@ static void pause_for(struct guard *g, uint64_t ms, const char *by, const char *
 	if (!was)
 		g->paused_fall_told = false;
 	g->paused_until_ns = until;
+	g->paused_until_us = realtime_us(until);
 	snprintf(g->paused_by, sizeof(g->paused_by), "%s for %llu.%03llu s", by,
 		 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
 	g->status_dirty = true;
@@ -1212,6 +1251,7 @@ static void on_timer(struct guard *g)
 	if (!g->parked || t < g->park_end_ns)
 		return;
 	g->parked = false;
+	g->bus_dirty = true;
 	glog(g, LOG_NOTICE, "unparked: quiet for %u.%03u s; parked %.2f s in all, %u renewal%s",
 	     g->conf.timeout_ms / 1000, g->conf.timeout_ms % 1000,
 	     (g->park_end_ns - g->park_start_ns) / 1e9, g->renewals,
@@ -1808,6 +1848,18 @@ static void on_uevent(struct guard *g)
 
 /* ---- the kernel's events ---- */
 
+static void set_disk_parked(struct guard *g, const char *name, bool parked)
+{
+	size_t i;
+
+	for (i = 0; i < g->ndisks; i++) {
+		if (!strcmp(g->disks[i], name) && g->disk_parked[i] != parked) {
+			g->disk_parked[i] = parked;
+			g->bus_dirty = true;
+		}
+	}
+}
+
 static int on_event(const struct hdp_monitor_event *ev, void *data)
 {
 	struct guard *g = data;
@@ -1815,7 +1867,9 @@ static int on_event(const struct hdp_monitor_event *ev, void *data)
 
 	switch (ev->type) {
 	case HDP_EV_PARKED:
-		if (!is_protected(g, name))
+	case HDP_EV_UNPARKED:
+		set_disk_parked(g, name, ev->type == HDP_EV_PARKED);
+		if (!is_protected(g, name) || ev->type == HDP_EV_UNPARKED)
 			break;
 		if (ev->result && ev->result != -EINPROGRESS)
 			glog(g, LOG_ERR, "%s: the device did not park: %s; its I/O is held all the same",
@@ -2020,6 +2074,125 @@ static int check(struct guard *g)
 	return EXIT_SUCCESS;
 }
 
+/* ---- the D-Bus face (bus.h) ---- */
+
+static void bus_log(void *data, int prio, const char *msg)
+{
+	glog(data, prio, "%s", msg);
+}
+
+/* The guard's state, as the bus shows it: copied to the bus thread. */
+static void bus_tell(struct guard *g)
+{
+	struct bus_state *st = &g->bus_st;
+	char disks[256];
+	size_t i, ok = 0;
+	uint64_t t = now_ns();
+
+	g->bus_dirty = false;
+	if (!g->bus)
+		return;
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < MAX_SOURCES && st->nsensors < MAX_SOURCES; i++) {
+		const struct source *src = &g->src[i];
+		struct bus_sensor *b = &st->sensors[st->nsensors++];
+		const char *state = "reading";
+
+		if (src->fd < 0) {
+			st->nsensors--;
+			continue;
+		}
+		if (t < src->hold.aside_until_ns)
+			state = "set aside";
+		else if (src->det.fault)
+			state = "fault";
+		else if (src->silent_told || src->errors)
+			state = "silent";
+		else
+			ok++;
+		snprintf(b->path, sizeof(b->path), "%.127s", src->path);
+		snprintf(b->name, sizeof(b->name), "%.63s", src->name);
+		snprintf(b->state, sizeof(b->state), "%s", state);
+	}
+	for (i = 0; i < g->ndisks; i++) {
+		snprintf(st->disks[i].name, sizeof(st->disks[i].name), "%s", g->disks[i]);
+		st->disks[i].parked = g->disk_parked[i];
+	}
+	st->ndisks = g->ndisks;
+	disks_text(g, disks, sizeof(disks));
+	st->state = BUS_GUARDING;
+	if (!g->ndisks) {
+		st->state = BUS_NOT_PROTECTING;
+		snprintf(st->reason, sizeof(st->reason), "no disk protected yet (%s)",
+			 g->kernel_missing ? "waiting for hdprotect" : "waiting for the disks named");
+	} else if (!ok) {
+		st->state = BUS_NOT_PROTECTING;
+		snprintf(st->reason, sizeof(st->reason), "%s", st->nsensors ?
+			 "no accelerometer reads as it should (see the log)" :
+			 "no accelerometer; waiting for one");
+	} else if (g->paused_until_ns) {
+		st->state = BUS_PAUSED;
+		snprintf(st->reason, sizeof(st->reason), "paused %s", g->paused_by);
+	} else if (g->parked) {
+		st->state = BUS_PARKED;
+		snprintf(st->reason, sizeof(st->reason), "parked: %.31s on %.100s", g->last_cause,
+			 g->last_sensor);
+	} else {
+		snprintf(st->reason, sizeof(st->reason), "protecting %s", disks);
+	}
+	if (g->paused_until_ns) {
+		st->paused_until_us = g->paused_until_us;
+		snprintf(st->paused_by, sizeof(st->paused_by), "%s", g->paused_by);
+	}
+	st->level = g->conf.level;
+	st->parks = g->parks;
+	st->last_us = g->last_park_us;
+	memcpy(st->last_cause, g->last_cause, sizeof(st->last_cause));
+	memcpy(st->last_sensor, g->last_sensor, sizeof(st->last_sensor));
+	memcpy(st->last_disks, g->last_disks, sizeof(st->last_disks));
+	st->last_latency_ms = g->last_latency_ms;
+	bus_publish(g->bus, st);
+}
+
+/* The callers' commands, authorised by the bus thread (polkit). */
+static void on_bus(struct guard *g)
+{
+	struct bus_command c;
+	char who[96], by[32];
+	size_t i;
+
+	while (bus_command(g->bus, &c) > 0) {
+		c.sender[sizeof(c.sender) - 1] = '\0';
+		snprintf(who, sizeof(who), "over D-Bus: %s, pid %lld, uid %lld", c.sender,
+			 (long long)c.pid, (long long)c.uid);
+		snprintf(by, sizeof(by), "by uid %lld", (long long)c.uid);
+		switch (c.type) {
+		case BUS_CMD_PAUSE:
+			if (c.seconds >= 1 && c.seconds <= BUS_PAUSE_MAX_S)
+				pause_for(g, c.seconds * 1000ull, by, who);
+			break;
+		case BUS_CMD_RESUME:
+			if (g->paused_until_ns) {
+				snprintf(by, sizeof(by), "resumed by uid %lld", (long long)c.uid);
+				glog(g, LOG_INFO, "resumed %s", who);
+				pause_end(g, by);
+			}
+			break;
+		case BUS_CMD_SENSITIVITY:
+			if (c.level > DETECT_HIGH || c.level == g->conf.level)
+				break;
+			g->conf.level = c.level;
+			for (i = 0; i < MAX_SOURCES; i++)
+				if (g->src[i].fd >= 0)
+					detector_reset(g, &g->src[i]);
+			glog(g, LOG_NOTICE, "sensitivity %s (%s), until the configuration is read again",
+			     conf_level_name(c.level), who);
+			break;
+		}
+		g->bus_dirty = true;
+	}
+}
+
 static int add_fd(struct guard *g, int fd, enum tag tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
@@ -2077,6 +2250,10 @@ static void loop(struct guard *g)
 				break;
 			case TAG_WATCH:
 				on_watch(g);
+				g->bus_dirty = true;
+				break;
+			case TAG_BUS:
+				on_bus(g);
 				break;
 			default:
 				slot = (uint32_t)evs[i].data.u64 - TAG_SOURCE;
@@ -2086,8 +2263,12 @@ static void loop(struct guard *g)
 				break;
 			}
 		}
-		if (g->status_dirty)
+		if (g->status_dirty) {
 			update_status(g);
+			g->bus_dirty = true;
+		}
+		if (g->bus_dirty)
+			bus_tell(g);
 	}
 }
 
@@ -2178,6 +2359,17 @@ static int start(struct guard *g)
 	env = getenv("WATCHDOG_PID");
 	g->watchdog = getenv("WATCHDOG_USEC") && (!env || atol(env) == (long)getpid());
 	set_periodic(g->wfd, WATCH_NS);
+	/* Its face on the system bus: no bus is no failure. */
+	ret = bus_start(&g->bus, bus_log, g);
+	if (ret) {
+		glog(g, LOG_WARNING, "no D-Bus interface: %s", strerror(-ret));
+	} else if (add_fd(g, bus_command_fd(g->bus), TAG_BUS)) {
+		/* (commands nobody would carry out are not taken) */
+		glog(g, LOG_WARNING, "no D-Bus interface: %s", strerror(errno));
+		bus_stop(g->bus);
+		g->bus = NULL;
+	}
+	bus_tell(g);
 	disks_text(g, text, sizeof(text));
 	glog(g, LOG_NOTICE, "guarding %s", *text ? text : g->kernel_missing ?
 	     "no disk yet (waiting for hdprotect)" : "no disk yet (waiting for the named disks)");
@@ -2214,6 +2406,7 @@ int guard_main(const struct guard_opts *opts)
 		return 1;
 	}
 	rc = opts->check ? check(&g) : start(&g);
+	bus_stop(g.bus);
 	for (i = 0; i < MAX_SOURCES; i++)
 		if (g.src[i].fd >= 0)
 			source_close(&g.src[i]);

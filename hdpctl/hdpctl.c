@@ -27,6 +27,8 @@
 
 #include <hdp.h>
 
+#include "bus.h"
+#include "busclient.h"
 #include "conf.h"
 #include "format.h"
 #include "guard.h"
@@ -426,6 +428,9 @@ static int status_all(struct invocation *inv)
 		hdpctl_print_disk(out, disks[i], doc.f);
 	hdp_disks_free(disks);
 	doc_print(&doc);
+	/* The guard's line, when one is on the bus (not in JSON). */
+	if (!doc.f)
+		guard_print_state(stdout);
 	return EXIT_SUCCESS;
 }
 
@@ -835,6 +840,68 @@ static int cmd_guard(struct invocation *inv)
 	return guard_main(&opts);
 }
 
+/*
+ * A pause's length: N seconds, or N followed by s, m or h; within the
+ * guard's limits (1 s to BUS_PAUSE_MAX_S). Return: seconds, or 0.
+ */
+static unsigned int parse_pause(const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || v > BUS_PAUSE_MAX_S)
+		return 0;
+	if (*end == 'm' && !end[1])
+		v *= 60;
+	else if (*end == 'h' && !end[1])
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return 0;
+	return v <= BUS_PAUSE_MAX_S ? (unsigned int)v : 0;
+}
+
+static int guard_cmd(const char *method, unsigned int seconds, const char *what)
+{
+	char err[512];
+	int r;
+
+	r = guard_call(method, seconds, NULL, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "hdpctl: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (what)
+		printf("%s\n", what);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_pause(struct invocation *inv)
+{
+	unsigned int s = 600;
+	char what[96];
+
+	if (inv->argc) {
+		s = parse_pause(inv->argv[0]);
+		if (!s)
+			return usage_error(inv->cmd,
+					   "'%s': not a length of 1 s to 1 h (N seconds, or Ns, Nm, Nh)",
+					   inv->argv[0]);
+	}
+	snprintf(what, sizeof(what), "paused for %u s at most: no park until then (hdpctl resume ends it)",
+		 s);
+	return guard_cmd("Pause", s, what);
+}
+
+static int cmd_resume(struct invocation *inv)
+{
+	(void)inv;
+	return guard_cmd("Resume", 0, NULL);
+}
+
 static int cmd_help(struct invocation *inv);
 
 static const struct cmd cmds[] = {
@@ -950,6 +1017,23 @@ static const struct cmd cmds[] = {
 			"  -c, --config FILE  the configuration (default " GUARD_CONF_PATH ")\n"
 			"  --check            print the sources and disks it would use, and exit\n"
 			"  -v, --verbose      log each renewal of a park and each device's answer\n",
+	},
+	{
+		.name = "pause", .args = "[DURATION]",
+		.min_args = 0, .max_args = 1,
+		.handler = cmd_pause,
+		.help = "Pause the guard: no park for DURATION (default 10 minutes).\n"
+			"DURATION: N seconds, or Ns, Nm, Nh; 1 s to 1 h. The pause ends by\n"
+			"itself; a pause in force is never made shorter. Asks the guard over\n"
+			"the system bus; polkit allows it to root and to the user of the active\n"
+			"local session (action org.hdprotect.guard.pause).\n",
+	},
+	{
+		.name = "resume", .args = "",
+		.min_args = 0, .max_args = 0,
+		.handler = cmd_resume,
+		.help = "End the guard's pause: it parks again on a fall.\n"
+			"The same polkit action as pause.\n",
 	},
 	{
 		.name = "help", .args = "[COMMAND]",

@@ -27,18 +27,6 @@ I=/config/hdprotect/nullb0
 L=/tmp/guard-hold.log
 C=/tmp/guard-hold.conf
 
-# replay NAME ARGS...: motion-replay in the background, waiting for
-# /tmp/go-NAME; $RPID, and $EV its event device.
-replay() {
-	_n=$1
-	shift
-	rm -f "/tmp/go-$_n"
-	motion-replay --wait-file "/tmp/go-$_n" "$@" >"/tmp/replay-$_n.out" 2>&1 3<&- &
-	RPID=$!
-	wait_line "/tmp/replay-$_n.out" '^device '
-	EV=$(sed -n 's/^device //p' "/tmp/replay-$_n.out")
-}
-
 # guard: a guard reading $EV, protecting nullb0, logging to $L.
 guard() {
 	printf 'disks = nullb0\ntimeout = 1\nsources = %s\n' "$EV" >$C

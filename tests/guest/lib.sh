@@ -159,6 +159,18 @@ wait_line() {
 
 # --- hdpctl guard (tests guard, guard-drivers, guard-freefall, guard-soak) ---
 
+# replay NAME ARGS...: motion-replay in the background, waiting for
+# /tmp/go-NAME; $RPID, and $EV its device (guard-hold, guard-dbus).
+replay() {
+	_n=$1
+	shift
+	rm -f "/tmp/go-$_n"
+	motion-replay --wait-file "/tmp/go-$_n" "$@" >"/tmp/replay-$_n.out" 2>&1 3<&- &
+	RPID=$!
+	wait_line "/tmp/replay-$_n.out" '^device '
+	EV=$(sed -n 's/^device //p' "/tmp/replay-$_n.out")
+}
+
 # stub_lis3lv02d, stub_mma7455: on i2c-stub's bus 0 (loaded with
 # chip_addr=0x1d,0x1e), a LIS3LV02DL at 0x1d (12 bits: 1024 counts per g)
 # or an MMA7455L at 0x1e (10 bits: 64 counts per g, data ready) at rest,
