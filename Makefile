@@ -54,16 +54,22 @@ PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 GLIB_CFLAGS = $(shell pkg-config --cflags glib-2.0)
 GLIB_LIBS = $(shell pkg-config --libs glib-2.0)
+# hdprotect-indicator: GTK 3, libayatana-appindicator3, libnotify.
+IND_PKGS := gtk+-3.0 ayatana-appindicator3-0.1 libnotify
+IND_CFLAGS = $(shell pkg-config --cflags $(IND_PKGS))
+IND_LIBS = $(shell pkg-config --libs $(IND_PKGS))
+DATADIR ?= $(PREFIX)/share
+LOCALEDIR ?= $(DATADIR)/locale
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches kernel-deb \
 	initramfs-test initramfs-lean guest-bin run check soak check-host check-deb bench clean help \
-	lib hdpctl examples install stage
+	lib hdpctl examples indicator pot install stage
 .DEFAULT_GOAL := all
 
 all: deps
 	@qemu/build-kernel test
 	@qemu/build-kernel lean
-	@$(MAKE) --no-print-directory lib hdpctl examples
+	@$(MAKE) --no-print-directory lib hdpctl examples indicator
 
 # The library and the tool need the kernel's UAPI header, which the kernel
 # build installs (qemu/build-kernel); `make lib` builds the test kernel
@@ -102,13 +108,26 @@ build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) $(SDBUS_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) $(SDBUS_LIBS) -lm
 
+indicator: build/indicator/hdprotect-indicator
+
+build/indicator/hdprotect-indicator: indicator/hdprotect-indicator.c libhdp/hdp.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -DLOCALEDIR='"$(LOCALEDIR)"' -I libhdp $(IND_CFLAGS) -o $@ $< \
+		-L build/libhdp -lhdp $(IND_LIBS)
+
+# The translations' template, from the indicator's strings (_() and N_()).
+pot:
+	xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
+		--package-name=hdprotect --package-version=$(HDP_VERSION) \
+		-o po/hdprotect-indicator.pot indicator/hdprotect-indicator.c
+
 examples: build/libhdp/examples/hdp-applet
 
 build/libhdp/examples/hdp-applet: libhdp/examples/hdp-applet.c libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -I libhdp $(GLIB_CFLAGS) -o $@ $< -L build/libhdp -lhdp $(GLIB_LIBS)
 
-install: lib hdpctl
+install: lib hdpctl indicator
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 build/hdpctl/hdpctl $(DESTDIR)$(BINDIR)/hdpctl
@@ -135,6 +154,14 @@ install: lib hdpctl
 	install -m 0644 service/org.hdprotect.Guard1.conf $(DESTDIR)$(DBUSDIR)/system.d/
 	install -m 0644 hdpctl/org.hdprotect.Guard1.xml $(DESTDIR)$(DBUSDIR)/interfaces/
 	install -m 0644 service/org.hdprotect.guard.policy $(DESTDIR)$(POLKITDIR)/actions/
+	@# The desktop indicator, its icons, and its autostart entry.
+	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(SYSCONFDIR)/xdg/autostart \
+		$(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status
+	install -m 0755 build/indicator/hdprotect-indicator $(DESTDIR)$(BINDIR)/
+	install -m 0644 indicator/hdprotect-indicator.desktop $(DESTDIR)$(DATADIR)/applications/
+	install -m 0644 indicator/hdprotect-indicator-autostart.desktop \
+		$(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hdprotect-indicator.desktop
+	install -m 0644 indicator/icons/*.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hdprotect.conf ] || \
 		install -m 0644 service/hdprotect.conf $(DESTDIR)$(SYSCONFDIR)/
 
