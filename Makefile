@@ -63,7 +63,7 @@ LOCALEDIR ?= $(DATADIR)/locale
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches kernel-deb \
 	initramfs-test initramfs-lean guest-bin run check soak check-host check-deb bench clean help \
-	lib hdpctl examples indicator pot install stage
+	lib hdpctl examples indicator pot install install-indicator stage
 .DEFAULT_GOAL := all
 
 all: deps
@@ -117,7 +117,8 @@ build/indicator/hdprotect-indicator: indicator/hdprotect-indicator.c libhdp/hdp.
 
 # The translations' template, from the indicator's strings (_() and N_()).
 pot:
-	xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
+	xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=C_:1c,2 \
+		--add-comments=TRANSLATORS: \
 		--package-name=hdprotect --package-version=$(HDP_VERSION) \
 		-o po/hdprotect-indicator.pot indicator/hdprotect-indicator.c
 
@@ -127,7 +128,7 @@ build/libhdp/examples/hdp-applet: libhdp/examples/hdp-applet.c libhdp/hdp.h $(LI
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -I libhdp $(GLIB_CFLAGS) -o $@ $< -L build/libhdp -lhdp $(GLIB_LIBS)
 
-install: lib hdpctl indicator
+install: lib hdpctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 build/hdpctl/hdpctl $(DESTDIR)$(BINDIR)/hdpctl
@@ -154,16 +155,26 @@ install: lib hdpctl indicator
 	install -m 0644 service/org.hdprotect.Guard1.conf $(DESTDIR)$(DBUSDIR)/system.d/
 	install -m 0644 hdpctl/org.hdprotect.Guard1.xml $(DESTDIR)$(DBUSDIR)/interfaces/
 	install -m 0644 service/org.hdprotect.guard.policy $(DESTDIR)$(POLKITDIR)/actions/
-	@# The desktop indicator, its icons, and its autostart entry.
-	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(SYSCONFDIR)/xdg/autostart \
-		$(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status
-	install -m 0755 build/indicator/hdprotect-indicator $(DESTDIR)$(BINDIR)/
-	install -m 0644 indicator/hdprotect-indicator.desktop $(DESTDIR)$(DATADIR)/applications/
-	install -m 0644 indicator/hdprotect-indicator-autostart.desktop \
-		$(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hdprotect-indicator.desktop
-	install -m 0644 indicator/icons/*.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hdprotect.conf ] || \
 		install -m 0644 service/hdprotect.conf $(DESTDIR)$(SYSCONFDIR)/
+
+# The desktop's indicator apart: a headless machine (and the guest's
+# initramfs) needs neither it nor GTK. Its autostart entry goes to
+# SYSCONFDIR/xdg/autostart (the one place sessions look, whatever the
+# PREFIX); each user can switch it off in the desktop's settings.
+install-indicator: indicator
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/applications \
+		$(DESTDIR)$(SYSCONFDIR)/xdg/autostart $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status
+	install -m 0755 build/indicator/hdprotect-indicator $(DESTDIR)$(BINDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|' indicator/hdprotect-indicator.desktop.in \
+		>$(DESTDIR)$(DATADIR)/applications/hdprotect-indicator.desktop
+	sed 's|@BINDIR@|$(BINDIR)|' indicator/hdprotect-indicator-autostart.desktop.in \
+		>$(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hdprotect-indicator.desktop
+	chmod 0644 $(DESTDIR)$(DATADIR)/applications/hdprotect-indicator.desktop \
+		$(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hdprotect-indicator.desktop
+	install -m 0644 indicator/icons/*.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status/
+	[ -n "$(DESTDIR)" ] || ! command -v gtk-update-icon-cache >/dev/null || \
+		gtk-update-icon-cache -qtf $(DATADIR)/icons/hicolor
 
 # What the guest gets: an install into build/stage with PREFIX=/usr (the
 # initramfs copies it), and the example listener.
