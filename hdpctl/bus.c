@@ -18,11 +18,14 @@
  * answered when they come.
  *
  * What a caller can cost: MAX_PENDING calls wait at once, MAX_PER_UID of
- * them for polkit per uid (so that one user with an agent that never
- * answers cannot lock out the others, root included); refusals are
- * logged once per REFUSAL_LOG_MS with the count of those not logged; at
- * most MAX_EVENTS messages are handled between two looks at the guard's
- * state; signals are not queued while the bus daemon reads nothing.
+ * them per sender and per uid, and MAX_PENDING - RESERVED for polkit in
+ * all, so that one user (an agent that never answers, a stream of calls)
+ * cannot lock out the others, root included: the slots left turn over in
+ * one round trip to the bus daemon. Refusals are logged once per
+ * REFUSAL_LOG_MS with the count of those not logged; at most MAX_EVENTS
+ * messages are handled between two looks at the guard's state; signals
+ * are not queued while the bus daemon reads nothing, and sent once it
+ * reads again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +49,7 @@
 /* Calls waiting for their credentials or for polkit, at most. */
 #define MAX_PENDING	16
 #define MAX_PER_UID	2
+#define RESERVED	4
 #define MAX_COMMANDS	16
 #define MAX_EVENTS	64
 /* Not more PropertiesChanged queued than that for a bus that stopped. */
@@ -89,6 +93,7 @@ struct bus {
 	unsigned int asked;		/* polkit calls made: cancellation ids */
 	uint64_t refusal_ms;		/* a refusal logged last */
 	unsigned int refusals;		/* refusals not logged since */
+	unsigned int unsent;		/* properties changed, not told yet (bits) */
 };
 
 static const char *const level_names[] = {
@@ -263,11 +268,30 @@ static const char *what(const struct pending *p)
 	}
 }
 
+/* A refusal, in the log: one per REFUSAL_LOG_MS, the others counted. */
+static void log_refusal(struct bus *b, const char *what, const char *sender, long long uid,
+			const char *why)
+{
+	uint64_t now = mono_ms();
+
+	if (b->refusal_ms && now - b->refusal_ms < REFUSAL_LOG_MS) {
+		b->refusals++;
+		return;
+	}
+	if (b->refusals)
+		blog(b, LOG_INFO, "refused to %s for %s (uid %lld): %s (and %u other calls refused in the last %u s)",
+		     what, sender, uid, why, b->refusals, REFUSAL_LOG_MS / 1000);
+	else
+		blog(b, LOG_INFO, "refused to %s for %s (uid %lld): %s", what, sender, uid, why);
+	b->refusal_ms = now;
+	b->refusals = 0;
+}
+
 /* The end of a call: @err NULL, done; else refused with @name and @err. */
 static void finish(struct pending *p, const char *name, const char *err)
 {
 	struct bus *b = p->b;
-	uint64_t one = 1, now;
+	uint64_t one = 1;
 	bool queued = false;
 
 	if (!err) {
@@ -286,16 +310,7 @@ static void finish(struct pending *p, const char *name, const char *err)
 	}
 	if (err) {
 		/* Said, but not a flood of lines: the guard's own come first. */
-		now = mono_ms();
-		if (now - b->refusal_ms >= REFUSAL_LOG_MS || !b->refusal_ms) {
-			blog(b, LOG_INFO, "refused to %s for %s (uid %lld): %s%s", what(p),
-			     p->cmd.sender, (long long)p->cmd.uid, err,
-			     b->refusals ? " (and other refusals, not logged)" : "");
-			b->refusal_ms = now;
-			b->refusals = 0;
-		} else {
-			b->refusals++;
-		}
+		log_refusal(b, what(p), p->cmd.sender, (long long)p->cmd.uid, err);
 		sd_bus_reply_method_errorf(p->call, name, "cannot %s: %s", what(p), err);
 	} else {
 		sd_bus_reply_method_return(p->call, "");
@@ -311,6 +326,11 @@ static int on_polkit(sd_bus_message *reply, void *data, sd_bus_error *unused)
 	char msg[256];
 
 	(void)unused;
+	/* The connection went: nothing to answer on, nothing to say. */
+	if (!sd_bus_is_open(sd_bus_message_get_bus(reply))) {
+		pending_free(p);
+		return 0;
+	}
 	e = sd_bus_message_get_error(reply);
 	/* Answered: nothing to withdraw, unless the wait ran out. */
 	p->asking = e && sd_bus_error_has_names(e, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT);
@@ -321,6 +341,7 @@ static int on_polkit(sd_bus_message *reply, void *data, sd_bus_error *unused)
 		else
 			snprintf(msg, sizeof(msg), "polkit could not check it (%s)",
 				 e && e->message ? e->message : "no reason given");
+		ascii(msg);	/* (cut anywhere, and polkit's words: ASCII) */
 		finish(p, SD_BUS_ERROR_ACCESS_DENIED, msg);
 		return 0;
 	}
@@ -353,10 +374,14 @@ static int on_creds(sd_bus_message *reply, void *data, sd_bus_error *unused)
 	sd_bus_message *q = NULL;
 	const char *key;
 	uint32_t flags, v;
-	size_t i, n;
+	size_t i, n, all;
 	int r;
 
 	(void)unused;
+	if (!sd_bus_is_open(sd_bus_message_get_bus(reply))) {
+		pending_free(p);
+		return 0;
+	}
 	p->slot = sd_bus_slot_unref(p->slot);
 	if (sd_bus_message_is_method_error(reply, NULL)) {
 		finish(p, SD_BUS_ERROR_ACCESS_DENIED, "the bus would not say who the caller is");
@@ -387,8 +412,14 @@ static int on_creds(sd_bus_message *reply, void *data, sd_bus_error *unused)
 		finish(p, NULL, NULL);
 		return 0;
 	}
-	for (i = 0, n = 0; i < MAX_PENDING; i++)
+	for (i = 0, n = 0, all = 0; i < MAX_PENDING; i++) {
 		n += b->pending[i].b && b->pending[i].asking && b->pending[i].cmd.uid == p->cmd.uid;
+		all += b->pending[i].b && b->pending[i].asking;
+	}
+	if (all >= MAX_PENDING - RESERVED) {
+		finish(p, SD_BUS_ERROR_LIMITS_EXCEEDED, "too many calls wait for polkit: try again");
+		return 0;
+	}
 	if (n >= MAX_PER_UID) {
 		finish(p, SD_BUS_ERROR_LIMITS_EXCEEDED,
 		       "this user's calls already wait for polkit: answer them first");
@@ -419,17 +450,23 @@ static int authorise(struct bus *b, sd_bus_message *m, const struct bus_command 
 {
 	struct pending *p = NULL;
 	const char *sender = sd_bus_message_get_sender(m);
-	size_t i;
+	size_t i, n;
 	int r;
 
-	for (i = 0; i < MAX_PENDING && !p; i++)
-		if (!b->pending[i].b)
-			p = &b->pending[i];
-	if (!p)
-		return sd_bus_error_set(err, SD_BUS_ERROR_LIMITS_EXCEEDED,
-					"too many calls wait for authorisation: try again");
 	if (!sender)
 		return sd_bus_error_set(err, SD_BUS_ERROR_ACCESS_DENIED, "a call with no sender");
+	for (i = 0, n = 0; i < MAX_PENDING; i++) {
+		if (!b->pending[i].b)
+			p = p ? p : &b->pending[i];
+		else
+			n += !strcmp(b->pending[i].cmd.sender, sender);
+	}
+	if (!p || n >= MAX_PER_UID) {
+		log_refusal(b, "take a call", sender, -1LL, "too many calls wait");
+		return sd_bus_error_set(err, SD_BUS_ERROR_LIMITS_EXCEEDED, n >= MAX_PER_UID ?
+					"this connection's calls already wait for authorisation: answer them first" :
+					"too many calls wait for authorisation: try again");
+	}
 	p->cmd = *cmd;
 	p->cmd.uid = p->cmd.pid = -1;
 	snprintf(p->cmd.sender, sizeof(p->cmd.sender), "%s", sender);
@@ -479,9 +516,14 @@ static int method_sensitivity(sd_bus_message *m, void *data, sd_bus_error *err)
 	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
 		if (!strcmp(level, level_names[i]))
 			break;
-	if (i == sizeof(level_names) / sizeof(level_names[0]))
+	if (i == sizeof(level_names) / sizeof(level_names[0])) {
+		char shown[33];
+
+		snprintf(shown, sizeof(shown), "%s", level);
+		ascii(shown);	/* (cut anywhere: no half of a character) */
 		return sd_bus_error_setf(err, SD_BUS_ERROR_INVALID_ARGS,
-					 "no sensitivity \"%.32s\": low, medium or high", level);
+					 "no sensitivity \"%s\": low, medium or high", shown);
+	}
 	cmd.level = (enum detect_level)i;
 	return authorise(data, m, &cmd, BUS_ACTION_SENSITIVITY, err);
 }
@@ -520,6 +562,7 @@ static void disconnect(struct bus *b)
 			pending_free(&b->pending[i]);
 	b->sd = sd_bus_close_unref(b->sd);
 	b->named = b->drop = false;
+	b->unsent = 0;		/* (a client reads them all from the new name) */
 }
 
 static int on_name(sd_bus_message *reply, void *data, sd_bus_error *unused)
@@ -530,6 +573,8 @@ static int on_name(sd_bus_message *reply, void *data, sd_bus_error *unused)
 	uint32_t ret = 0;
 
 	(void)unused;
+	if (!sd_bus_is_open(sd_bus_message_get_bus(reply)))
+		return 0;	/* the connection went: said by the loop */
 	if (sd_bus_message_is_method_error(reply, NULL)) {
 		e = sd_bus_message_get_error(reply);
 		why = e && e->message ? e->message : "refused";
@@ -568,38 +613,53 @@ static int try_connect(struct bus *b)
 	return r;
 }
 
-/* What changed since the last state, in PropertiesChanged's words. */
-static void emit_changes(struct bus *b, const struct bus_state *old)
+static const char *const prop_names[] = {
+	"State", "StateReason", "PausedUntil", "PausedBy", "Sensitivity", "Sensors", "Disks",
+	"ParkCount", "LastPark",
+};
+
+/*
+ * The properties changed and not told yet (b->unsent), in one
+ * PropertiesChanged: not while the bus daemon reads nothing (its queue
+ * would grow in the guard's locked memory), but once it reads again.
+ */
+static void tell_changes(struct bus *b)
+{
+	const char *names[sizeof(prop_names) / sizeof(prop_names[0]) + 1];
+	uint64_t queued;
+	size_t i, n = 0;
+
+	if (!b->unsent || !b->named || sd_bus_get_n_queued_write(b->sd, &queued) < 0 ||
+	    queued >= MAX_QUEUED)
+		return;
+	for (i = 0; i < sizeof(prop_names) / sizeof(prop_names[0]); i++)
+		if (b->unsent & (1u << i))
+			names[n++] = prop_names[i];
+	names[n] = NULL;
+	if (sd_bus_emit_properties_changed_strv(b->sd, BUS_PATH, BUS_IFACE, (char **)names) >= 0)
+		b->unsent = 0;
+}
+
+/* What changed since the last state: to be told (prop_names' order). */
+static void note_changes(struct bus *b, const struct bus_state *old)
 {
 	const struct bus_state *s = &b->cur;
-	const char *names[12];
-	uint64_t queued;
-	size_t n = 0;
+	unsigned int bits = 0;
 
 #define DIFF(field) memcmp(&old->field, &s->field, sizeof(s->field))
-	if (DIFF(state))
-		names[n++] = "State";
-	if (strcmp(old->reason, s->reason))
-		names[n++] = "StateReason";
-	if (DIFF(paused_until_us))
-		names[n++] = "PausedUntil";
-	if (strcmp(old->paused_by, s->paused_by))
-		names[n++] = "PausedBy";
-	if (DIFF(level))
-		names[n++] = "Sensitivity";
-	if (DIFF(nsensors) || memcmp(old->sensors, s->sensors, s->nsensors * sizeof(s->sensors[0])))
-		names[n++] = "Sensors";
-	if (DIFF(ndisks) || memcmp(old->disks, s->disks, s->ndisks * sizeof(s->disks[0])))
-		names[n++] = "Disks";
-	if (DIFF(parks))
-		names[n++] = "ParkCount";
-	if (DIFF(last_us))
-		names[n++] = "LastPark";
+	bits |= (unsigned int)!!DIFF(state) << 0;
+	bits |= (unsigned int)!!strcmp(old->reason, s->reason) << 1;
+	bits |= (unsigned int)!!DIFF(paused_until_us) << 2;
+	bits |= (unsigned int)!!strcmp(old->paused_by, s->paused_by) << 3;
+	bits |= (unsigned int)!!DIFF(level) << 4;
+	bits |= (unsigned int)(DIFF(nsensors) ||
+			       memcmp(old->sensors, s->sensors, s->nsensors * sizeof(s->sensors[0]))) << 5;
+	bits |= (unsigned int)(DIFF(ndisks) ||
+			       memcmp(old->disks, s->disks, s->ndisks * sizeof(s->disks[0]))) << 6;
+	bits |= (unsigned int)!!DIFF(parks) << 7;
+	bits |= (unsigned int)!!DIFF(last_us) << 8;
 #undef DIFF
-	names[n] = NULL;
-	/* A bus daemon that reads nothing gets no more: a client reads them all again. */
-	if (n && b->named && sd_bus_get_n_queued_write(b->sd, &queued) >= 0 && queued < MAX_QUEUED)
-		sd_bus_emit_properties_changed_strv(b->sd, BUS_PATH, BUS_IFACE, (char **)names);
+	b->unsent |= bits;
 }
 
 /* The guard's new state, if any: shown from now on, and told. */
@@ -628,8 +688,8 @@ static void take_state(struct bus *b)
 	ascii(b->cur.last_sensor);
 	ascii(b->cur.last_cause);
 	ascii(b->cur.last_disks);
-	if (b->have_state && b->sd)
-		emit_changes(b, &old);
+	if (b->have_state)
+		note_changes(b, &old);
 	b->have_state = true;
 }
 
@@ -679,6 +739,8 @@ static void *bus_thread(void *arg)
 				(void)0;
 			take_state(b);
 		}
+		if (b->sd)
+			tell_changes(b);
 		for (n = 0; b->sd && n < MAX_EVENTS; n++) {
 			r = sd_bus_process(b->sd, NULL);
 			if (r == 0)

@@ -2076,9 +2076,16 @@ static int check(struct guard *g)
 
 /* ---- the D-Bus face (bus.h) ---- */
 
+/*
+ * The bus thread's lines, through the log's thread only: a line written
+ * straight to a stalled stderr would keep bus_stop() waiting.
+ */
 static void bus_log(void *data, int prio, const char *msg)
 {
-	glog(data, prio, "%s", msg);
+	const struct guard *g = data;
+
+	if (g->log->running)
+		glog(g, prio, "%s", msg);
 }
 
 /* The guard's state, as the bus shows it: copied to the bus thread. */
