@@ -19,9 +19,9 @@
 # - a drop parks: State parked, ParkCount, LastPark;
 # - a stalled bus: polkitd stuck for 8 s in a rule (other's
 #   SetSensitivity: two calls wait, a third is refused at once), root
-#   still served, a monitor that never reads, 16 callers at once, and
-#   dbus-daemon itself stopped (SIGSTOP): a drop parks all the same, and
-#   the host side (guard-dbus.check) finds the park command in QEMU's
+#   still served, a monitor that never reads, dbus-daemon itself
+#   stopped (SIGSTOP) and 16 callers waiting for it: a drop parks all
+#   the same, and the host side (guard-dbus.check) finds the park command in QEMU's
 #   trace within the fall, as without the stall; the bus back, the
 #   properties say so. The accelerometer's name there is not UTF-8:
 #   the properties show it all the same;
@@ -345,17 +345,21 @@ if wait_prop State paused && call root Resume >/dev/null && wait_prop State guar
 else
 	not_ok root-served-while-polkit-is-stuck "$out; $(prop State)"
 fi
-# A monitor that stops reading (its output a pipe nobody reads), 16
-# callers at once, and the bus daemon stopped during the drop.
+# A monitor that stops reading (its output a pipe nobody reads), the bus
+# daemon stopped, and 16 callers waiting for it; the drop once they all
+# wait (their start would take the CPU from the replay, not the guard).
 { dbus-monitor --system 2>&1 | sleep 60; } &
 STALL=$!
-i=0
-while [ $i -lt 16 ]; do
-	call other Pause uint32:60 >/dev/null &
-	i=$((i + 1))
-done
 p0=$(stat_of "$I" parks)
 kill -STOP "$DBUS"
+i=0
+CALLERS=
+while [ $i -lt 16 ]; do
+	call other Pause uint32:60 >/dev/null &
+	CALLERS="$CALLERS $!"
+	i=$((i + 1))
+done
+msleep 3000
 touch /tmp/go-stalled
 wait $RPID
 n=$(wait_stat "$I" parks $((p0 + 1)))
@@ -370,7 +374,8 @@ if wait_prop ParkCount 'uint32 2'; then
 else
 	not_ok bus-back-properties-say-so "$(prop ParkCount)"
 fi
-wait $S1 $S2
+# shellcheck disable=SC2086 # one pid each
+wait $S1 $S2 $CALLERS
 if grep -q 'not authorised (polkit action org.hdprotect.guard.set-sensitivity)' /tmp/slow1.out &&
 	grep -q 'not authorised' /tmp/slow2.out; then
 	ok waiting-calls-answered-once-polkit-is-back
