@@ -4,15 +4,21 @@
  * tests/host/test-guard-bus: it publishes a guard's state (one disk,
  * one sensor whose name is not UTF-8), prints each command the thread
  * authorised ("cmd pause 5 uid 0"), and shows a pause in its state, as
- * the guard does. Runs for SECONDS, then stops the thread.
+ * the guard does. Lines on standard input change the state as a fall
+ * would: "park" (a park of sda by a free fall on /dev/input/event3),
+ * "unpark". Runs for SECONDS, then stops the thread.
  *   bus-unit SECONDS
+ * (tests/host/test-guard-bus; tests/host/test-indicator-session, where
+ * it stands for the guard.)
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bus.h"
 
@@ -36,6 +42,7 @@ int main(int argc, char **argv)
 	struct bus_state st = { .state = BUS_GUARDING, .level = DETECT_MEDIUM };
 	struct bus_command c;
 	struct bus *bus;
+	bool input = true;
 	long long end;
 
 	if (argc != 2) {
@@ -56,9 +63,37 @@ int main(int argc, char **argv)
 	}
 	bus_publish(bus, &st);
 	while (now_ms() < end) {
-		struct pollfd p = { .fd = bus_command_fd(bus), .events = POLLIN };
+		struct pollfd p[2] = {
+			{ .fd = bus_command_fd(bus), .events = POLLIN },
+			{ .fd = input ? STDIN_FILENO : -1, .events = POLLIN },
+		};
+		char line[64];
+		ssize_t n;
 
-		poll(&p, 1, 100);
+		poll(p, 2, 100);
+		n = p[1].revents ? read(STDIN_FILENO, line, sizeof(line) - 1) : -1;
+		if (n > 0) {
+			line[n] = '\0';
+			if (!strncmp(line, "park", 4)) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_REALTIME, &ts);
+				st.state = BUS_PARKED;
+				st.disks[0].parked = true;
+				st.parks++;
+				st.last_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+				snprintf(st.last_cause, sizeof(st.last_cause), "free fall");
+				snprintf(st.last_sensor, sizeof(st.last_sensor), "/dev/input/event3");
+				snprintf(st.last_disks, sizeof(st.last_disks), "sda");
+				st.last_latency_ms = 12.5;
+			} else if (!strncmp(line, "unpark", 6)) {
+				st.state = BUS_GUARDING;
+				st.disks[0].parked = false;
+			}
+			bus_publish(bus, &st);
+		} else if (n == 0) {
+			input = false;	/* (end of input: commands only) */
+		}
 		while (bus_command(bus, &c) > 0) {
 			printf("cmd %s %u uid %lld\n", types[c.type], c.type == BUS_CMD_PAUSE ?
 			       c.seconds : (unsigned int)c.level, (long long)c.uid);

@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# shot.py PNG: the X screen ($DISPLAY) as a PNG, through Gdk.
+# shot.py --diff A.png B.png: the box where two shots differ, as
+# "x y w h", or "none".
+import sys
+
+import gi
+
+gi.require_version("Gdk", "3.0")
+gi.require_version("GdkPixbuf", "2.0")
+from gi.repository import Gdk, GdkPixbuf  # noqa: E402
+
+if sys.argv[1] == "--diff":
+    a = GdkPixbuf.Pixbuf.new_from_file(sys.argv[2])
+    b = GdkPixbuf.Pixbuf.new_from_file(sys.argv[3])
+    if (a.get_width(), a.get_height()) != (b.get_width(), b.get_height()):
+        print("size")
+        sys.exit(0)
+    pa, pb = a.get_pixels(), b.get_pixels()
+    stride, n = a.get_rowstride(), a.get_n_channels()
+    xs, ys = [], []
+    for y in range(a.get_height()):
+        for x in range(a.get_width()):
+            o = y * stride + x * n
+            if pa[o:o + 3] != pb[o:o + 3]:
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        print("none")
+    else:
+        print(min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+    sys.exit(0)
+root = Gdk.get_default_root_window()
+_, _, w, h = root.get_geometry()
+Gdk.pixbuf_get_from_window(root, 0, 0, w, h).savev(sys.argv[1], "png", [], [])
