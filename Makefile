@@ -36,11 +36,14 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
-# dbus-daemon and polkitd read their files from /usr/share only (not
-# from under another PREFIX): the guard's bus policy, its polkit actions
-# and its introspection XML go there.
-DBUSDIR ?= /usr/share/dbus-1
-POLKITDIR ?= /usr/share/polkit-1
+# The guard's bus policy, polkit actions and introspection XML, under
+# PREFIX as everything else: dbus-daemon and polkitd read them from
+# /usr/share only, so its D-Bus face works with PREFIX=/usr (as a
+# package installs it), or with DBUSDIR=/usr/share/dbus-1
+# POLKITDIR=/usr/share/polkit-1 under another PREFIX; without them the
+# guard guards all the same, and says it cannot own its name.
+DBUSDIR ?= $(DATADIR)/dbus-1
+POLKITDIR ?= $(DATADIR)/polkit-1
 HDP_VERSION := 1.0.0
 LIB_SRC := $(wildcard libhdp/*.c)
 LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
