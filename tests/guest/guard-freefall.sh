@@ -136,10 +136,11 @@ if wait_line $L '^hdpctl guard: reading /dev/freefall ' 2 && ! grep -q 'cannot w
 	ok guard-reads-the-new-device-without-poll
 	# Its reader thread runs SCHED_FIFO as the guard does (policy 1,
 	# field 41 of stat; the guard runs as root here); the log's writer,
-	# which may wait on stderr, at ordinary priority (policy 0).
+	# which may wait on stderr, and the system bus's thread at ordinary
+	# priority (policy 0).
 	pols=$(for t in /proc/$GPID/task/*; do awk '{ print $41 }' "$t/stat"; done | sort | tr '\n' ' ')
 	ntask=$(ls /proc/$GPID/task | wc -l)
-	if [ "$ntask" = 3 ] && [ "$pols" = "0 1 1 " ]; then
+	if [ "$ntask" = 4 ] && [ "$pols" = "0 0 1 1 " ]; then
 		ok freefall-thread-real-time-as-the-guard
 	else
 		not_ok freefall-thread-real-time-as-the-guard "$ntask tasks, policies '$pols'"
