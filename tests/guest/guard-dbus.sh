@@ -66,24 +66,9 @@ wait_prop() {
 	prop "$1" | grep -q "$2"
 }
 
-# read_replay NAME: the guard reads $EV, the device named NAME, from now
-# on, beside the first (SIGHUP, a configuration that names both); its
-# counts and pause stay. (A replay's device goes when it ends, and the
-# next may get its number: its name tells them apart.)
-read_replay() {
-	printf 'disks = %s\ntimeout = 1\nsources = %s %s\n' "$D" "$FIRST_EV" "$EV" >$C
-	kill -HUP $GPID
-	wait_line $L "reading $EV ($1"
-}
-
 # --- the guard first, then the bus ---
 # (the first accelerometer plays nothing: each drop below has its own)
-replay first --seconds 1 /hdp/motion/drop-30cm.trace
-FIRST=$RPID
-FIRST_EV=$EV
-printf 'disks = %s\ntimeout = 1\nsources = %s\n' "$D" "$EV" >$C
-hdpctl guard -c $C >$L 2>&1 3<&- &
-GPID=$!
+guard_replays "$D" 1 $C $L
 if wait_line $L '^hdpctl guard: guarding ' &&
 	wait_line $L 'no system bus (No such file or directory): no D-Bus interface until there is one'; then
 	ok guard-guards-without-a-bus
@@ -91,9 +76,6 @@ else
 	not_ok guard-guards-without-a-bus "$(tail -3 $L)"
 fi
 
-mkdir -p /run/dbus /var/lib/dbus
-# (GLib's programs, polkitd, look for the bus under /var/run)
-[ -e /var/run ] || ln -s /run /var/run
 cat >/etc/polkit-1/rules.d/60-hdprotect-test.rules <<'EOF'
 polkit.addRule(function(action, subject) {
 	if (action.id == "org.hdprotect.guard.pause" && subject.user == "user")
@@ -104,19 +86,7 @@ polkit.addRule(function(action, subject) {
 	}
 });
 EOF
-dbus-daemon --system --print-pid >/tmp/dbus.pid 2>/tmp/dbus.log ||
-	not_ok dbus-daemon-starts "$(cat /tmp/dbus.log)"
-DBUS=$(cat /tmp/dbus.pid)
-/usr/lib/polkit-1/polkitd --no-debug >/tmp/polkitd.log 2>&1 &
-PPID_=$!
-_i=0
-until dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
-	org.freedesktop.DBus.NameHasOwner string:org.freedesktop.PolicyKit1 2>/dev/null |
-	grep -q 'boolean true' || [ $_i -ge 100 ]; do
-	msleep 100
-	_i=$((_i + 1))
-done
-[ $_i -lt 100 ] || not_ok polkitd-starts "$(tail -3 /tmp/polkitd.log)"
+system_bus
 # within RECONNECT_MS (5 s) and a little
 if wait_line $L 'on the system bus as org.hdprotect.Guard1'; then
 	ok guard-takes-its-name-when-the-bus-comes
@@ -411,7 +381,7 @@ fi
 
 # --- the guard stops; nothing else is left ---
 stop_guard guard-dbus-stops $GPID $L
-kill $FIRST $PPID_ 2>/dev/null
+kill $FIRST $POLKITD 2>/dev/null
 kill "$DBUS" 2>/dev/null
 wait 2>/dev/null
 rm -rf /run/dbus /etc/polkit-1/rules.d/60-hdprotect-test.rules

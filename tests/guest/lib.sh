@@ -171,6 +171,31 @@ replay() {
 	EV=$(sed -n 's/^device //p' "/tmp/replay-$_n.out")
 }
 
+# guard_replays DISK SECONDS CONF LOG: hdpctl guard in the background
+# ($GPID), protecting DISK with parks of SECONDS, its configuration in
+# CONF and its output in LOG; it reads a first accelerometer that plays
+# nothing ($FIRST, device $FIRST_EV): each drop has its own (read_replay).
+guard_replays() {
+	_gr_disk=$1 _gr_secs=$2 _gr_conf=$3 _gr_log=$4
+	replay first --seconds 1 /hdp/motion/drop-30cm.trace
+	FIRST=$RPID
+	FIRST_EV=$EV
+	printf 'disks = %s\ntimeout = %s\nsources = %s\n' "$1" "$2" "$EV" >"$3"
+	hdpctl guard -c "$3" >"$4" 2>&1 3<&- &
+	GPID=$!
+}
+
+# read_replay NAME: guard_replays' guard reads $EV, the device named NAME,
+# from now on, beside the first (SIGHUP, a configuration that names
+# both); its counts and pause stay. (A replay's device goes when it ends,
+# and the next may get its number: its name tells them apart.)
+read_replay() {
+	printf 'disks = %s\ntimeout = %s\nsources = %s %s\n' "$_gr_disk" "$_gr_secs" "$FIRST_EV" "$EV" \
+		>"$_gr_conf"
+	kill -HUP $GPID
+	wait_line "$_gr_log" "reading $EV ($1"
+}
+
 # stub_lis3lv02d, stub_mma7455: on i2c-stub's bus 0 (loaded with
 # chip_addr=0x1d,0x1e), a LIS3LV02DL at 0x1d (12 bits: 1024 counts per g)
 # or an MMA7455L at 0x1e (10 bits: 64 counts per g, data ready) at rest,
@@ -238,4 +263,29 @@ stop_guard() {
 	else
 		not_ok "$1" "exit $_st: $(tail -3 "$3")"
 	fi
+}
+
+# --- the system bus (tests guard-dbus, desktop) ---
+
+# system_bus: Debian's dbus-daemon on the system bus (/run/dbus) and
+# polkitd (qemu/guest-pkgs), which reads the rules the test wrote in
+# /etc/polkit-1/rules.d; waits up to 10 s for polkitd's name. $DBUS and
+# $POLKITD are their pids.
+system_bus() {
+	mkdir -p /run/dbus /var/lib/dbus
+	# (GLib's programs, polkitd, look for the bus under /var/run)
+	[ -e /var/run ] || ln -s /run /var/run
+	dbus-daemon --system --print-pid >/tmp/dbus.pid 2>/tmp/dbus.log ||
+		not_ok dbus-daemon-starts "$(cat /tmp/dbus.log)"
+	DBUS=$(cat /tmp/dbus.pid)
+	/usr/lib/polkit-1/polkitd --no-debug >/tmp/polkitd.log 2>&1 &
+	POLKITD=$!
+	_i=0
+	until dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
+		org.freedesktop.DBus.NameHasOwner string:org.freedesktop.PolicyKit1 2>/dev/null |
+		grep -q 'boolean true' || [ $_i -ge 100 ]; do
+		msleep 100
+		_i=$((_i + 1))
+	done
+	[ $_i -lt 100 ] || not_ok polkitd-starts "$(tail -3 /tmp/polkitd.log)"
 }
