@@ -27,6 +27,8 @@ GUEST_BIN := $(patsubst tests/guest-bin/%.c,build/guest-bin/%,$(wildcard tests/g
 # libhdp and hdpctl: the library as build/libhdp/libhdp.so.1 (soname, only
 # the symbols of libhdp/libhdp.sym exported) and libhdp.a, the tool linked
 # to the shared library. `make install` honours DESTDIR and PREFIX.
+# CPPFLAGS and LDFLAGS, when set, reach the compiler and the linker
+# (dpkg-buildflags' hardening in the Debian packages).
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -48,7 +50,7 @@ HDP_VERSION := 1.0.0
 LIB_SRC := $(wildcard libhdp/*.c)
 LIB_PIC := $(patsubst libhdp/%.c,build/libhdp/pic/%.o,$(LIB_SRC))
 LIB_OBJ := $(patsubst libhdp/%.c,build/libhdp/obj/%.o,$(LIB_SRC))
-LIB_CFLAGS = $(WARN) $(CFLAGS) -I build/uapi/include -I libhdp $(NL_CFLAGS)
+LIB_CFLAGS = $(WARN) $(CPPFLAGS) $(CFLAGS) -I $(UAPI) -I libhdp $(NL_CFLAGS)
 LIB_SO := build/libhdp/libhdp.so.$(HDP_VERSION)
 # libhdp.pc names the directories under PREFIX as ${prefix}/..., so that
 # `pkg-config --define-prefix` finds an installed tree that was moved
@@ -66,7 +68,7 @@ LOCALEDIR ?= $(DATADIR)/locale
 
 .PHONY: all deps kernel kernel-test kernel-lean kernel-tree export-patches kernel-deb \
 	initramfs-test initramfs-lean guest-bin run check soak check-host check-deb bench clean help \
-	lib hdpctl examples indicator pot install install-indicator stage
+	lib hdpctl examples indicator pot install install-indicator stage deb
 .DEFAULT_GOAL := all
 
 all: deps
@@ -74,24 +76,35 @@ all: deps
 	@qemu/build-kernel lean
 	@$(MAKE) --no-print-directory lib hdpctl examples indicator
 
-# The library and the tool need the kernel's UAPI header, which the kernel
-# build installs (qemu/build-kernel); `make lib` builds the test kernel
-# first if it is missing.
+# The library and the tool need the kernel's UAPI header linux/hdprotect.h,
+# from the directory UAPI. By default that is what the kernel build
+# installs (qemu/build-kernel), and `make lib` builds the test kernel
+# first if it is missing. UAPI=build/uapi-series/include takes the header
+# from the 6.12 series' patches instead (qemu/uapi-header: the same bytes
+# as the kernel installs) and builds no kernel, as the Debian packages do
+# (debian/rules). DEPS= builds without `make deps` first: debian/control
+# names a package build's dependencies.
+UAPI ?= build/uapi/include
+DEPS ?= deps
+
 build/uapi/include/linux/hdprotect.h:
 	@qemu/build-kernel test
 
+build/uapi-series/include/linux/hdprotect.h: qemu/uapi-header $(wildcard kernel/6.12/patches/*.patch)
+	qemu/uapi-header kernel/6.12/patches $@
+
 lib: $(LIB_SO) build/libhdp/libhdp.a
 
-build/libhdp/pic/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h | deps
+build/libhdp/pic/%.o: libhdp/%.c libhdp/*.h $(UAPI)/linux/hdprotect.h | $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-build/libhdp/obj/%.o: libhdp/%.c libhdp/*.h build/uapi/include/linux/hdprotect.h | deps
+build/libhdp/obj/%.o: libhdp/%.c libhdp/*.h $(UAPI)/linux/hdprotect.h | $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -fvisibility=hidden -c -o $@ $<
 
 $(LIB_SO): $(LIB_PIC) libhdp/libhdp.sym
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libhdp.so.1 -Wl,--version-script=libhdp/libhdp.sym \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libhdp.so.1 -Wl,--version-script=libhdp/libhdp.sym \
 		-Wl,--no-undefined -o $@ $(LIB_PIC) $(NL_LIBS)
 	ln -sf libhdp.so.$(HDP_VERSION) build/libhdp/libhdp.so.1
 	ln -sf libhdp.so.1 build/libhdp/libhdp.so
@@ -109,13 +122,13 @@ hdpctl: build/hdpctl/hdpctl
 
 build/hdpctl/hdpctl: $(wildcard hdpctl/*.c hdpctl/*.h) libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) $(SDBUS_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) $(SDBUS_LIBS) -lm
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DHDPCTL_VERSION='"$(HDP_VERSION)"' -I libhdp $(UDEV_CFLAGS) $(SDBUS_CFLAGS) -o $@ $(wildcard hdpctl/*.c) -L build/libhdp -lhdp $(UDEV_LIBS) $(SDBUS_LIBS) -lm
 
 indicator: build/indicator/hdprotect-indicator
 
 build/indicator/hdprotect-indicator: indicator/hdprotect-indicator.c libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -DLOCALEDIR='"$(LOCALEDIR)"' -I libhdp $(IND_CFLAGS) -o $@ $< \
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DLOCALEDIR='"$(LOCALEDIR)"' -I libhdp $(IND_CFLAGS) -o $@ $< \
 		-L build/libhdp -lhdp $(IND_LIBS)
 
 # The translations' template, from the indicator's strings (_() and N_()).
@@ -129,7 +142,7 @@ examples: build/libhdp/examples/hdp-applet
 
 build/libhdp/examples/hdp-applet: libhdp/examples/hdp-applet.c libhdp/hdp.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -I libhdp $(GLIB_CFLAGS) -o $@ $< -L build/libhdp -lhdp $(GLIB_LIBS)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -I libhdp $(GLIB_CFLAGS) -o $@ $< -L build/libhdp -lhdp $(GLIB_LIBS)
 
 install: lib hdpctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
@@ -166,9 +179,10 @@ install: lib hdpctl
 # SYSCONFDIR/xdg/autostart (the one place sessions look, whatever the
 # PREFIX); each user can switch it off in the desktop's settings.
 install-indicator: indicator
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/applications \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(SYSCONFDIR)/xdg/autostart $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status
 	install -m 0755 build/indicator/hdprotect-indicator $(DESTDIR)$(BINDIR)/
+	install -m 0644 indicator/hdprotect-indicator.1 $(DESTDIR)$(MANDIR)/man1/
 	sed 's|@BINDIR@|$(BINDIR)|' indicator/hdprotect-indicator.desktop.in \
 		>$(DESTDIR)$(DATADIR)/applications/hdprotect-indicator.desktop
 	sed 's|@BINDIR@|$(BINDIR)|' indicator/hdprotect-indicator-autostart.desktop.in \
@@ -178,6 +192,16 @@ install-indicator: indicator
 	install -m 0644 indicator/icons/*.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/status/
 	[ -n "$(DESTDIR)" ] || ! command -v gtk-update-icon-cache >/dev/null || \
 		gtk-update-icon-cache -qtf $(DATADIR)/icons/hicolor
+
+# The Debian packages of the user space (debian/): libhdp1, libhdp-dev,
+# hdprotect, hdprotect-indicator, built by dpkg-buildpackage from a copy
+# of the tree in build/deb/src/hdprotect-<version> (it writes its files
+# beside the tree it builds; the four packages are copied to build/deb/),
+# then checked by lintian
+# (qemu/user-deb). No kernel is built: the UAPI header comes from the series.
+deb:
+	@qemu/deps deb
+	@qemu/user-deb
 
 # What the guest gets: an install into build/stage with PREFIX=/usr (the
 # initramfs copies it), and the example listener.
@@ -203,6 +227,7 @@ help:
 	@echo "make lib hdpctl       build libhdp (build/libhdp) and hdpctl (build/hdpctl)"
 	@echo "make examples         build libhdp's example listener (GLib)"
 	@echo "make install          install libhdp and hdpctl (DESTDIR, PREFIX=/usr/local)"
+	@echo "make deb              Debian packages of libhdp, hdpctl and the indicator (build/deb/), lintian"
 	@echo "make clean            remove build/ (the compiler cache stays)"
 
 deps:
@@ -234,9 +259,9 @@ initramfs-test initramfs-lean: initramfs-%: kernel-% guest-bin stage
 
 guest-bin: $(GUEST_BIN)
 
-build/guest-bin/%: tests/guest-bin/%.c | deps
+build/guest-bin/%: tests/guest-bin/%.c | $(DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -I build/uapi/include $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread -lm
+	$(CC) $(WARN) $(CFLAGS) -I $(UAPI) $(NL_CFLAGS) -o $@ $< $(NL_LIBS) -lpthread -lm
 
 run: deps
 	@qemu/build-kernel lean

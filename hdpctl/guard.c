@@ -2145,7 +2145,7 @@ static void bus_tell(struct guard *g)
 		snprintf(st->reason, sizeof(st->reason), "parked: %.31s on %.100s", g->last_cause,
 			 g->last_sensor);
 	} else {
-		snprintf(st->reason, sizeof(st->reason), "protecting %s", disks);
+		snprintf(st->reason, sizeof(st->reason), "protecting %.148s", disks);
 	}
 	if (g->paused_until_ns) {
 		st->paused_until_us = g->paused_until_us;
