@@ -38,18 +38,8 @@ F=/mnt/files
 S=/tmp/desktop
 L=/tmp/desktop-guard.log
 C=/tmp/desktop-guard.conf
-G="--dest=org.hdprotect.Guard1 /org/hdprotect/Guard1"
 
 modprobe hdprotect || { not_ok desktop "modprobe hdprotect failed"; exit 1; }
-if [ ! -r /hdp/host-root ]; then
-	if grep -qw 9p /proc/filesystems; then
-		not_ok desktop "no host root file system: qemu/run --host-root shares it (tests/check gives it)"
-		exit 1
-	fi
-	skip desktop "this kernel has no virtio-9p to share the host's root"
-	exit 0
-fi
-REPO=$(cat /hdp/host-root)
 
 # uptime_s: seconds since boot.
 uptime_s() { read -r _up _ </proc/uptime && echo "${_up%.*}"; }
@@ -105,13 +95,6 @@ panel() {
 # answer PREFIX: the answer of the last panel command that starts with
 # PREFIX, without it.
 answer() { since $R$S/user-panel.log "$PN" | sed -n "s/^$1//p" | head -n 1; }
-
-# prop NAME: the guard's property, as dbus-send prints it.
-prop() {
-	# shellcheck disable=SC2086 # $G is two words
-	dbus-send --system --print-reply=literal $G org.freedesktop.DBus.Properties.Get \
-		string:org.hdprotect.Guard1 "string:$1" 2>&1 | sed 's/^ *//'
-}
 
 # in_root ROLE CMD...: CMD in the host's root, as ROLE, with its group
 # only and no new privileges.
@@ -184,9 +167,13 @@ setup() {
 }
 
 # --- the host's root and the run directory ---
-mkdir -p $R $F
-setup "mounting the host's root (virtio-9p)" \
-	mount -t 9p -o trans=virtio,version=9p2000.L,ro,nosuid,nodev,cache=loose,msize=262144 hostroot $R
+host_root desktop $R
+case $? in
+0) ;;
+2) CLEANED=1; exit 0 ;;
+*) exit 1 ;;
+esac
+mkdir -p $F
 setup "mounting the run directory's files/ (virtio-9p)" \
 	mount -t 9p -o trans=virtio,version=9p2000.L,nosuid,nodev,msize=262144 hdpfiles $F
 missing=

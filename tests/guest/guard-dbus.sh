@@ -40,13 +40,6 @@ D=$(disk ahci0)
 I=/config/hdprotect/$D
 G="--dest=org.hdprotect.Guard1 /org/hdprotect/Guard1"
 
-# prop NAME: the guard's property, as dbus-send prints it.
-prop() {
-	# shellcheck disable=SC2086 # $G is two words
-	dbus-send --system --print-reply=literal $G org.freedesktop.DBus.Properties.Get \
-		string:org.hdprotect.Guard1 "string:$1" 2>&1 | sed 's/^ *//'
-}
-
 # call AS METHOD ARGS...: a method of the guard, as user AS; its output.
 call() {
 	_as=$1

@@ -289,3 +289,34 @@ system_bus() {
 	done
 	[ $_i -lt 100 ] || not_ok polkitd-starts "$(tail -3 /tmp/polkitd.log)"
 }
+
+# prop NAME: the guard's property on the system bus, as dbus-send prints
+# it.
+prop() {
+	dbus-send --system --print-reply=literal --dest=org.hdprotect.Guard1 /org/hdprotect/Guard1 \
+		org.freedesktop.DBus.Properties.Get string:org.hdprotect.Guard1 "string:$1" 2>&1 |
+		sed 's/^ *//'
+}
+
+# --- the host's root file system (tests desktop, deb-install) ---
+
+# host_root NAME DIR: this machine's root, shared by qemu/run --host-root,
+# mounted read-only (nosuid, nodev) at DIR; $REPO the repository's path
+# in it. Fails with not_ok NAME saying why; where the kernel has no 9p
+# at all, returns 2 after skip NAME.
+host_root() {
+	if [ ! -r /hdp/host-root ]; then
+		if grep -qw 9p /proc/filesystems; then
+			not_ok "$1" "no host root file system: qemu/run --host-root shares it (tests/check gives it)"
+			return 1
+		fi
+		skip "$1" "this kernel has no virtio-9p to share the host's root"
+		return 2
+	fi
+	REPO=$(cat /hdp/host-root)
+	mkdir -p "$2"
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,nosuid,nodev,cache=loose,msize=262144 \
+		hostroot "$2" && return 0
+	not_ok "$1" "cannot mount the host's root (virtio-9p)"
+	return 1
+}
