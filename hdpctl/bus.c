@@ -723,7 +723,8 @@ static void *bus_thread(void *arg)
 			pfd[1].fd = sd_bus_get_fd(b->sd);
 			r = sd_bus_get_events(b->sd);
 			pfd[1].events = (short)(r > 0 ? r : POLLIN);
-			if (sd_bus_get_timeout(b->sd, &tmo) > 0 && tmo != UINT64_MAX) {
+			/* (the sooner: a full pass looks again at once) */
+			if (timeout && sd_bus_get_timeout(b->sd, &tmo) > 0 && tmo != UINT64_MAX) {
 				struct timespec ts;
 				uint64_t us;
 

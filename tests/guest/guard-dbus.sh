@@ -41,12 +41,27 @@ I=/config/hdprotect/$D
 G="--dest=org.hdprotect.Guard1 /org/hdprotect/Guard1"
 
 # call AS METHOD ARGS...: a method of the guard, as user AS; its output.
+# The client waits $CALL_WAIT ms for the answer (a minute: the stalled
+# bus's callers wait for a stopped dbus-daemon, longer than dbus-send's
+# 25 s).
+CALL_WAIT=60000
 call() {
 	_as=$1
 	shift
-	# (a minute for an answer: the stalled bus's calls wait for polkit's
-	# rule and for a stopped dbus-daemon, longer than dbus-send's 25 s)
-	su "$_as" -c "dbus-send --system --print-reply --reply-timeout=60000 $G org.hdprotect.Guard1.$*" 2>&1
+	su "$_as" -c "dbus-send --system --print-reply --reply-timeout=$CALL_WAIT $G org.hdprotect.Guard1.$*" 2>&1
+}
+
+# slow_call N: other's SetSensitivity in the background, waiting for
+# polkit's stuck rule; its output in /tmp/slowN.out, /tmp/slowN.done
+# once it ended. Its client waits ten minutes: the test's own steps
+# (the stall's callers started in a loaded guest) must not run out its
+# time; the test bounds the answer from the bus's return instead.
+slow_call() {
+	rm -f "/tmp/slow$1.done"
+	{
+		CALL_WAIT=600000 call other SetSensitivity string:low >"/tmp/slow$1.out"
+		uptime_ms >"/tmp/slow$1.done"
+	} &
 }
 
 # wait_prop NAME PATTERN: up to 5 s for the property to match.
@@ -275,7 +290,7 @@ fi
 kill $MPID 2>/dev/null
 
 # --- a stalled bus: a drop parks all the same ---
-# polkitd stuck in a rule for 6 s: other's two calls wait, a third is
+# polkitd stuck in a rule for 8 s: other's two calls wait, a third is
 # refused at once; root's are served (no polkit).
 EVIL=$(printf 'evil\377\001name')
 replay stalled --name "$EVIL" --mark guard-dbus-stalled --settle 0.5 --seconds 2 \
@@ -289,15 +304,15 @@ else
 fi
 # (the first is in polkit's rule once its sleep runs; the second waits
 # behind it, the guard's call to polkit made)
-call other SetSensitivity string:low >/tmp/slow1.out &
-S1=$!
+t_slow=$(uptime_ms)
+slow_call 1
 _i=0
 until ps | grep -q '[s]leep 8' || [ $_i -ge 100 ]; do
 	msleep 100
 	_i=$((_i + 1))
 done
-call other SetSensitivity string:low >/tmp/slow2.out &
-S2=$!
+t_slow2=$(uptime_ms)
+slow_call 2
 msleep 2000
 out=$(call other SetSensitivity string:low)
 case $out in
@@ -316,6 +331,7 @@ fi
 { dbus-monitor --system 2>&1 | sleep 60; } &
 STALL=$!
 p0=$(stat_of "$I" parks)
+t_stop=$(uptime_ms)
 kill -STOP "$DBUS"
 i=0
 CALLERS=
@@ -334,21 +350,39 @@ else
 	not_ok drop-parks-with-the-bus-stopped "parks $p0 -> $n; $(tail -3 $L)"
 fi
 kill -CONT "$DBUS"
+t_cont=$(uptime_ms)
 if wait_prop ParkCount 'uint32 2'; then
 	ok bus-back-properties-say-so
 else
 	not_ok bus-back-properties-say-so "$(prop ParkCount)"
 fi
-# shellcheck disable=SC2086 # one pid each
-wait $S1 $S2 $CALLERS
-# (refused by polkit, or, on a loaded machine, by the guard's own 25 s
-# wait for polkit: either way answered, and nothing changed)
+# The two calls waiting for polkit: answered within a minute of the
+# bus's return: refused by polkit, or, when the bus stayed stopped over
+# 25 s past the ask (a loaded guest), by the guard's own 25 s wait for
+# polkit; either way answered, and nothing changed.
+_end=$((t_cont + 60000))
+until { [ -s /tmp/slow1.done ] && [ -s /tmp/slow2.done ]; } || [ "$(uptime_ms)" -ge $_end ]; do
+	msleep 100
+done
+# (the times: from the first call, in ms)
+t_say="second asked at $((t_slow2 - t_slow)), bus stopped at $((t_stop - t_slow)), back at $((t_cont - t_slow)), clients ended at"
+for n in 1 2; do
+	if [ -s /tmp/slow$n.done ]; then
+		t_say="$t_say $(($(cat /tmp/slow$n.done) - t_slow))"
+	else
+		t_say="$t_say never"
+	fi
+done
 if grep -q 'AccessDenied: cannot change the guard.s sensitivity' /tmp/slow1.out &&
 	grep -q 'AccessDenied: cannot change the guard.s sensitivity' /tmp/slow2.out; then
 	ok waiting-calls-answered-once-polkit-is-back
 else
-	not_ok waiting-calls-answered-once-polkit-is-back "$(cat /tmp/slow1.out /tmp/slow2.out | tr '\n' ' ')"
+	not_ok waiting-calls-answered-once-polkit-is-back "$t_say ms; $(cat /tmp/slow1.out /tmp/slow2.out | tr '\n' ' ')"
 fi
+# shellcheck disable=SC2086 # one pid each
+wait $CALLERS
+# (after a failure, a dbus-send still waiting is one of the two)
+kill $(pidof dbus-send) 2>/dev/null
 expect_eq stalled-callers-changed-nothing "$(prop State | grep -c paused) $(prop Sensitivity)" \
 	"0 variant       medium"
 kill $STALL 2>/dev/null
