@@ -9,7 +9,7 @@
 # at the device when the park lands; the guest tells from the kernel log
 # whether it was, and tries again (three times at most) if the read
 # failed before the park.
-# Costs about 30 s: the failing read is retried, a second each.
+# Costs about 35 s: the failing read is retried, a second each.
 . ./lib.sh
 
 modprobe hdprotect || { not_ok protect-eh "modprobe hdprotect failed"; exit 1; }
@@ -19,7 +19,7 @@ mkdir $I && echo 1 >$I/enable || { not_ok protect-eh "cannot arm $e"; exit 1; }
 
 
 rm -f /tmp/eh.ready
-hdp-nl listen timeout=40 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &
+hdp-nl listen timeout=60 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &
 lp=$!
 i=0
 while [ ! -e /tmp/eh.ready ] && [ $i -lt 100 ]; do msleep 50; i=$((i + 1)); done
@@ -37,10 +37,17 @@ while [ $n -lt 3 ] && [ -z "$hit" ]; do
 	dp=$!
 	msleep 1300
 	tp=$(cut -d' ' -f1 /proc/uptime)
-	echo 5 >$I/park
-	# The state halfway through the park, after the read's error
-	# handling (which comes about 0.7 s after the park).
-	msleep 2500
+	ne=$(grep 'event=parked' /tmp/eh.events | grep -c 'reason=error')
+	echo 8 >$I/park
+	# The state once the read's error handling parked the disk again
+	# (its PARKED event, reason error: about 0.7 s after the park, and
+	# seconds later in a loaded guest), at most 6 s into the park.
+	i=0
+	while [ "$(grep 'event=parked' /tmp/eh.events | grep -c 'reason=error')" -le "$ne" ] &&
+		[ $i -lt 60 ]; do
+		msleep 100
+		i=$((i + 1))
+	done
 	gp=$(hdp-nl get $e)
 	wait $dp
 	# The failed read's error handling ran after the park landed.
