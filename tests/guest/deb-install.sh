@@ -73,7 +73,7 @@ in_root() {
 cleanup() {
 	[ -n "${GPID:-}" ] && kill "$GPID" 2>/dev/null
 	for m in $R/tmp $R/run $R/sys/kernel/config $R/sys $R/proc $R/dev $R $U $H; do
-		grep -q " $m " /proc/mounts && umount $m
+		grep -q " $m " /proc/mounts && { umount $m || umount -l $m; }
 	done
 	hdpctl remove "$D" >/dev/null 2>&1
 	true

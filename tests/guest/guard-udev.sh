@@ -75,6 +75,7 @@ if [ -e /run/udev/control ]; then
 	ok udevd-runs
 else
 	not_ok udevd-runs "$(cat /tmp/udevd.log)"
+	rm -rf /run/udev
 	exit 1
 fi
 

@@ -7,8 +7,8 @@
 # a park command before the unpark. ahci3 fails reads of sector 500000 and
 # serves one read a second (qemu/run), so that the failing read is still
 # at the device when the park lands; the guest tells from the kernel log
-# whether it was, and tries again (three times at most) if the read
-# failed before the park.
+# whether it was (and the state whether error handling's park completed
+# after the asked one), and tries again (three times at most) if not.
 # Costs about 35 s: the failing read is retried, a second each.
 . ./lib.sh
 
@@ -19,7 +19,7 @@ mkdir $I && echo 1 >$I/enable || { not_ok protect-eh "cannot arm $e"; exit 1; }
 
 
 rm -f /tmp/eh.ready
-hdp-nl listen timeout=60 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &
+hdp-nl listen timeout=300 ready=/tmp/eh.ready >/tmp/eh.events 2>&1 &
 lp=$!
 i=0
 while [ ! -e /tmp/eh.ready ] && [ $i -lt 100 ]; do msleep 50; i=$((i + 1)); done
@@ -42,17 +42,23 @@ while [ $n -lt 3 ] && [ -z "$hit" ]; do
 	# The state once the read's error handling parked the disk again
 	# (its PARKED event, reason error: about 0.7 s after the park, and
 	# seconds later in a loaded guest), at most 6 s into the park.
-	i=0
+	end=$(($(uptime_ms) + 6000))
 	while [ "$(grep 'event=parked' /tmp/eh.events | grep -c 'reason=error')" -le "$ne" ] &&
-		[ $i -lt 60 ]; do
+		[ "$(uptime_ms)" -lt $end ]; do
 		msleep 100
-		i=$((i + 1))
 	done
 	gp=$(hdp-nl get $e)
 	wait $dp
-	# The failed read's error handling ran after the park landed.
+	# The failed read's error handling ran after the park landed: a
+	# read failed after the park was asked, and the state then holds a
+	# park completed later than the asked one (its PARKED event, reason
+	# request). A read whose error handling came before the park's
+	# answer (EH then parks once, for both) is a miss: try again.
+	evr=$(grep 'event=parked' /tmp/eh.events | grep "disk=$e " | grep 'reason=request' | tail -n 1)
 	if dmesg | sed -n 's/^\[ *\([0-9.]*\)\] .*failed command: READ.*/\1/p' |
-		awk -v tp="$tp" '$1 > tp { f = 1 } END { exit !f }'; then
+		awk -v tp="$tp" '$1 > tp { f = 1 } END { exit !f }' &&
+		[ -n "$(field "$gp" complete_ns)" ] && [ -n "$(field "$evr" complete_ns)" ] &&
+		[ "$(field "$gp" complete_ns)" -gt "$(field "$evr" complete_ns)" ]; then
 		hit=$n
 		g=$gp
 	fi
@@ -63,7 +69,7 @@ done
 if [ -n "$hit" ]; then
 	ok "failing-read-met-the-park-on-try-$hit"
 else
-	not_ok failing-read-met-the-park "in 3 tries the read failed before the park landed"
+	not_ok failing-read-met-the-park "in 3 tries the read failed before the park landed, or error handling's park did not complete after the asked one: last state read $gp; events: $(grep "disk=$e " /tmp/eh.events | tail -n 6 | tr '\n' ';')"
 fi
 kill $lp 2>/dev/null
 wait $lp 2>/dev/null
@@ -80,7 +86,13 @@ ev0=$(grep 'event=parked' /tmp/eh.events | grep "disk=$e " | grep 'reason=reques
 later=no
 [ -n "$(field "$g" complete_ns)" ] && [ -n "$(field "$ev0" complete_ns)" ] &&
 	[ "$(field "$g" complete_ns)" -gt "$(field "$ev0" complete_ns)" ] && later=yes
-expect_eq state-while-parked-is-the-park-made-again "$(field "$g" state) $(field "$g" result) $later" "parked 0 yes"
+if [ "$(field "$g" state) $(field "$g" result) $later" = "parked 0 yes" ]; then
+	ok state-while-parked-is-the-park-made-again
+else
+	# (the state read, and the disk's events with their times, to tell
+	# which park's answer the state holds)
+	not_ok state-while-parked-is-the-park-made-again "got '$(field "$g" state) $(field "$g" result) $later', want 'parked 0 yes'; state read: $g; events: $(grep "disk=$e " /tmp/eh.events | tail -n 8 | tr '\n' ';')"
+fi
 
 rmdir $I
 [ "$HDP_FAILED" = 0 ] && ok protect-eh
